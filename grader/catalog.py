@@ -1,0 +1,197 @@
+"""Finding the kit, its exercises and their `exercise.toml` metadata."""
+
+from __future__ import annotations
+
+import math
+import re
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+FORMAT_VERSION = 1
+EXERCISE_DIR = re.compile(r"^(ex\d\d)_([a-z][a-z0-9_]*)$")
+PUBLIC_CHECKS = "test_public.py"
+
+
+class KitError(Exception):
+    """A usage error or a fault in the kit itself; the CLI prints it as one line and exits 2."""
+
+
+@dataclass(frozen=True)
+class Exercise:
+    """One exercise, as its folder and `exercise.toml` describe it."""
+
+    format_version: int
+    """Version of the exercise.toml format; only 1 exists."""
+    id: str
+    """Short id such as "ex04"; must match the folder name."""
+    slug: str
+    """Folder suffix such as "alpha_beta"; must match the folder name."""
+    title: str
+    """Human title such as "Alpha-beta pruning"."""
+    module: str
+    """The file the student edits, such as "alpha_beta.py"."""
+    functions: tuple[str, ...]
+    """Names the checks call; the grader reports any the submission lacks."""
+    call_timeout: float
+    """Seconds allowed for one call into student code."""
+    check_timeout: float
+    """Seconds allowed for one whole check (pytest-timeout)."""
+    memory_mb: int
+    """Address-space limit of the sandbox worker, in MiB."""
+    hints: tuple[str, ...]
+    """Progressive hints, first gentle, last nearly the answer."""
+    stub_may_score: str | None
+    """Why the untouched stub may score above 0; None means it must score 0."""
+    path: Path
+    """The exercise folder."""
+
+    @property
+    def name(self) -> str:
+        """The folder name, such as "ex04_alpha_beta"."""
+        return f"{self.id}_{self.slug}"
+
+    @property
+    def module_name(self) -> str:
+        """The importable name of the student's module."""
+        return self.module[: -len(".py")]
+
+    @property
+    def stub_path(self) -> Path:
+        """The stub the student edits."""
+        return self.path / self.module
+
+    @property
+    def checks_dir(self) -> Path:
+        """The folder of pytest check files."""
+        return self.path / "checks"
+
+    def check_files(self) -> list[Path]:
+        """Check files in report order: the public file first, then the others by name."""
+        files = sorted(self.checks_dir.glob("test_*.py"))
+        return sorted(files, key=lambda p: p.name != PUBLIC_CHECKS)
+
+    def solution_dir(self, kit_root: Path) -> Path:
+        """The folder of this exercise's reference, alt and wrong solutions."""
+        return kit_root / "solutions" / self.name
+
+
+def _field(data: dict, key: str, where: str, kind: str):
+    """Fetch one required field and check its type, naming the file and field on error."""
+    if key not in data:
+        raise KitError(f"{where}: missing field '{key}' (expected {kind})")
+    value = data[key]
+    ok = {
+        "an integer": type(value) is int,
+        "a string": type(value) is str and value.strip() != "",
+        "a positive number": type(value) in (int, float) and math.isfinite(value) and value > 0,
+        "a positive integer": type(value) is int and value > 0,
+        "a list of strings": type(value) is list and all(type(v) is str and v.strip() for v in value),
+    }[kind]
+    if not ok:
+        raise KitError(f"{where}: field '{key}' must be {kind}, got {value!r}")
+    return value
+
+
+_FIELDS = {
+    "format_version", "id", "slug", "title", "module", "functions", "call_timeout",
+    "check_timeout", "memory_mb", "hints", "stub_may_score",
+}
+
+
+def load_exercise(folder: Path) -> Exercise:
+    """Read and validate one exercise folder's `exercise.toml`."""
+    toml_path = folder / "exercise.toml"
+    where = str(toml_path)
+    try:
+        data = tomllib.loads(toml_path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise KitError(f"{where}: file not found") from None
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise KitError(f"{where}: not valid TOML: {exc}") from None
+    unknown = sorted(set(data) - _FIELDS)
+    if unknown:
+        raise KitError(f"{where}: unknown field '{unknown[0]}' (known: {', '.join(sorted(_FIELDS))})")
+    version = _field(data, "format_version", where, "an integer")
+    if version != FORMAT_VERSION:
+        raise KitError(f"{where}: field 'format_version' must be {FORMAT_VERSION}, got {version!r}")
+    match = EXERCISE_DIR.match(folder.name)
+    if not match:
+        raise KitError(f"{where}: the folder name must look like ex04_alpha_beta")
+    ex_id = _field(data, "id", where, "a string")
+    slug = _field(data, "slug", where, "a string")
+    if (ex_id, slug) != match.groups():
+        raise KitError(
+            f"{where}: fields 'id' and 'slug' must match the folder name "
+            f"({match.group(1)!r}, {match.group(2)!r}), got ({ex_id!r}, {slug!r})"
+        )
+    module = _field(data, "module", where, "a string")
+    if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*\.py", module):
+        raise KitError(f"{where}: field 'module' must be a Python file name such as 'alpha_beta.py', got {module!r}")
+    functions = _field(data, "functions", where, "a list of strings")
+    if not functions:
+        raise KitError(f"{where}: field 'functions' must name at least one function")
+    hints = _field(data, "hints", where, "a list of strings")
+    stub_may_score = data.get("stub_may_score")
+    if stub_may_score is not None:
+        stub_may_score = _field(data, "stub_may_score", where, "a string")
+    return Exercise(
+        format_version=version,
+        id=ex_id,
+        slug=slug,
+        title=_field(data, "title", where, "a string"),
+        module=module,
+        functions=tuple(functions),
+        call_timeout=float(_field(data, "call_timeout", where, "a positive number")),
+        check_timeout=float(_field(data, "check_timeout", where, "a positive number")),
+        memory_mb=_field(data, "memory_mb", where, "a positive integer"),
+        hints=tuple(hints),
+        stub_may_score=stub_may_score,
+        path=folder,
+    )
+
+
+@dataclass(frozen=True)
+class Kit:
+    """A kit checkout: the folder holding `exercises/`, `solutions/` and `pyproject.toml`."""
+
+    root: Path
+
+    @classmethod
+    def find(cls, start: Path, override: Path | None = None) -> "Kit":
+        """The kit at `override`, or else the nearest ancestor of `start` that looks like one."""
+        if override is not None:
+            root = override.resolve()
+            if not cls._looks_like_kit(root):
+                raise KitError(f"--kit {override}: no exercises/ folder and pyproject.toml there")
+            return cls(root)
+        here = start.resolve()
+        for folder in (here, *here.parents):
+            if cls._looks_like_kit(folder):
+                return cls(folder)
+        raise KitError(
+            f"no kit found in {here} or its parents (a kit has exercises/ and pyproject.toml); "
+            "run grade inside the kit or pass --kit DIR"
+        )
+
+    @staticmethod
+    def _looks_like_kit(folder: Path) -> bool:
+        return (folder / "exercises").is_dir() and (folder / "pyproject.toml").is_file()
+
+    def exercise_folders(self) -> list[Path]:
+        """Every exercise folder, in id order."""
+        folders = [p for p in (self.root / "exercises").iterdir() if p.is_dir() and EXERCISE_DIR.match(p.name)]
+        return sorted(folders, key=lambda p: p.name)
+
+    def exercises(self) -> list[Exercise]:
+        """Every exercise, loaded and validated."""
+        return [load_exercise(folder) for folder in self.exercise_folders()]
+
+    def resolve(self, name: str) -> Exercise:
+        """The exercise named by its id ("ex04"), folder name ("ex04_alpha_beta") or slug ("alpha_beta")."""
+        for folder in self.exercise_folders():
+            ex_id, slug = EXERCISE_DIR.match(folder.name).groups()
+            if name in (ex_id, slug, folder.name):
+                return load_exercise(folder)
+        known = ", ".join(f.name for f in self.exercise_folders()) or "none"
+        raise KitError(f"unknown exercise {name!r}; the exercises are: {known}")

@@ -1,0 +1,167 @@
+"""The `grade` command: parse arguments, grade, print a summary, write the report, exit 0/1/2."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from grader.catalog import Exercise, Kit, KitError
+from grader.formats import FORMATS, render
+from grader.runner import Submission, grade
+from grader.sandbox import SandboxError
+
+EXIT_PASS, EXIT_LOST_POINTS, EXIT_USAGE = 0, 1, 2
+OUTCOME_MARKS = {"passed": "[green]✓[/]", "failed": "[red]✗[/]", "error": "[red]![/]",
+                 "timeout": "[yellow]⏱[/]", "crashed": "[red]☠[/]"}
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a usage error is one line and exit code 2."""
+
+    def error(self, message):
+        raise KitError(message)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The command line of `grade`."""
+    parser = _Parser(prog="grade", description="Grade minimax-kit exercises. With no exercise, list your progress.")
+    parser.add_argument("exercise", nargs="?", help="ex04, ex04_alpha_beta or alpha_beta")
+    source = parser.add_mutually_exclusive_group()
+    source.add_argument("--submission", type=Path, metavar="PATH", help="grade this file, folder or .zip instead")
+    source.add_argument("--solution", action="store_true", help="grade the reference solution")
+    parser.add_argument("--seed", type=_seed, help="reproduce a run exactly (default: derived from the code)")
+    parser.add_argument("--format", choices=FORMATS, default="json", help="format of the report file")
+    parser.add_argument("--output", metavar="FILE", help="where the report goes; - for stdout (no summary)")
+    parser.add_argument("--exit-zero", action="store_true", help="exit 0 whenever a report was written")
+    parser.add_argument("--kit", type=Path, metavar="DIR", help="the kit's folder (default: found from here)")
+    return parser
+
+
+def _seed(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected a number >= 0, got {value}")
+    return value
+
+
+def _shown(path: Path, kit: Kit) -> str:
+    """A path as the report shows it: relative to the kit when inside it."""
+    try:
+        return path.resolve().relative_to(kit.root).as_posix()
+    except ValueError:
+        return str(path)
+
+
+def print_summary(console: Console, report: dict, where: list[str]) -> None:
+    """One line per check with its points, the message of each failure, the total and the report's place."""
+    exercise = report["exercise"]
+    console.print(f"[bold]{exercise['id']} {escape(exercise['title'])}[/]  ({escape(report['submission']['path'])})")
+    for test in report["tests"]:
+        mark = OUTCOME_MARKS[test["outcome"]]
+        tag = "" if test["visibility"] == "public" else " [dim](hidden)[/]"
+        console.print(f"  {mark} {escape(test['name'])}{tag}  [dim]{test['score']:g}/{test['max_score']:g}[/]")
+        if test["outcome"] != "passed" and test["message"]:
+            for line in test["message"].splitlines()[:12]:
+                console.print(f"      [dim]{escape(line)}[/]")
+        if test["outcome"] != "passed" and test["output"]:
+            console.print("      [dim]your output:[/]")
+            for line in test["output"].splitlines()[:6]:
+                console.print(f"      [dim]| {escape(line)}[/]")
+    if report["message"]:
+        console.print(f"[bold red]{escape(report['message'])}[/]")
+    colour = {"pass": "green", "fail": "yellow", "error": "red"}[report["status"]]
+    console.print(f"[bold {colour}]Score {report['score']:g}/{report['max_score']:g} ({report['status']})[/]  "
+                  f"[dim]seed {report['seed']}[/]")
+    for path in where:
+        console.print(f"[dim]Report written to {escape(path)}[/]")
+
+
+def list_progress(console: Console, kit: Kit) -> None:
+    """The exercises with each one's last score and status, like `rustlings list`."""
+    table = Table(show_header=True, header_style="bold")
+    for column in ("exercise", "title", "last score", "status"):
+        table.add_column(column)
+    for exercise in kit.exercises():
+        try:
+            last = json.loads((kit.root / "reports" / f"{exercise.id}.json").read_text(encoding="utf-8"))
+            score = f"{last['score']:g}/{last['max_score']:g}"
+            status = "[green]done[/]" if last["status"] == "pass" else "[yellow]partial[/]"
+        except (OSError, ValueError, KeyError, TypeError):
+            score, status = "-", "[dim]not started[/]"
+        table.add_row(exercise.name, escape(exercise.title), score, status)
+    console.print(table)
+    console.print("Grade one with [bold]grade ex04[/]; see the reference's full marks with [bold]grade ex04 --solution[/].")
+
+
+def _submission(args, kit: Kit, exercise: Exercise) -> tuple[Submission, bool]:
+    """What to grade, and whether it is the student's own file in the kit (which updates reports/)."""
+    if args.submission is not None:
+        if not args.submission.exists():
+            raise KitError(f"--submission {args.submission}: no such file or folder")
+        return Submission(args.submission, _shown(args.submission, kit)), False
+    if args.solution:
+        path = exercise.solution_dir(kit.root) / exercise.module
+        if not path.is_file():
+            raise KitError(f"{path}: the reference solution is missing")
+        return Submission(path, _shown(path, kit)), False
+    if not exercise.stub_path.is_file():
+        raise KitError(f"{exercise.stub_path}: your exercise file is missing")
+    return Submission(exercise.stub_path, _shown(exercise.stub_path, kit)), True
+
+
+def _write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+
+
+def run(argv: list[str], console: Console) -> int:
+    """Everything `grade` does, returning the exit code; KitError escapes as a usage error."""
+    args = build_parser().parse_args(argv)
+    kit = Kit.find(Path.cwd(), args.kit)
+    if args.exercise is None:
+        list_progress(console, kit)
+        return EXIT_PASS
+    exercise = kit.resolve(args.exercise)
+    submission, own_work = _submission(args, kit, exercise)
+    report = grade(kit, exercise, submission, seed=args.seed)
+    where = []
+    if own_work:
+        _write(kit.root / "reports" / f"{exercise.id}.json", render(report, "json"))
+        where.append(f"reports/{exercise.id}.json")
+    if args.output == "-":
+        sys.stdout.write(render(report, args.format))
+    else:
+        if args.output:
+            _write(Path(args.output), render(report, args.format))
+            where.append(args.output)
+        print_summary(console, report, where)
+    if report["status"] == "pass" or args.exit_zero:
+        return EXIT_PASS
+    return EXIT_LOST_POINTS
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Console-script entry point."""
+    if os.name == "nt":
+        print("grade: Windows is not supported yet; use Linux, macOS or WSL", file=sys.stderr)
+        return EXIT_USAGE
+    console = Console(highlight=False)
+    try:
+        return run(sys.argv[1:] if argv is None else argv, console)
+    except (KitError, SandboxError) as exc:
+        print(f"grade: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,260 @@
+"""The pytest side of grading: markers, the `student` and `rng` fixtures, and per-check feedback.
+
+pytest loads this module with `-p grader.plugin` in the grading process, which never runs student
+code itself: every call goes through the sandbox. The hooks only collect; `scoring` turns what they
+recorded (and pytest-json-report's raw report) into the score report.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import math
+import os
+import random
+from pathlib import Path
+
+import pytest
+
+from grader.scoring import cap
+from grader.sandbox import ImportFailed, Sandbox, SandboxSettings, StudentFailure, become_subreaper
+
+MARKERS = {
+    "points(n)": "the check is worth n points (default 1); each parametrized case is one check",
+    "hint(text)": "shown to the student when this check fails, even when the check is hidden",
+    "call_timeout(seconds)": "deadline for each call into student code made by this check",
+}
+
+GRADING = pytest.StashKey["GradingSession"]()
+
+
+def pytest_addoption(parser):
+    """The one option the runner passes: where this run's settings are."""
+    parser.addoption("--grade-config", default=None, help="JSON settings of a minimax-kit grading run")
+
+
+def pytest_configure(config):
+    """Register the markers, and start a grading session when the runner asked for one."""
+    for marker, text in MARKERS.items():
+        config.addinivalue_line("markers", f"{marker}: {text}")
+    path = config.getoption("--grade-config")
+    if path:
+        session = GradingSession(json.loads(Path(path).read_text(encoding="utf-8")))
+        config.stash[GRADING] = session
+        config.pluginmanager.register(session, "minimax-kit-grading")
+
+
+def check_name(item: pytest.Item) -> str:
+    """The first line of the check's docstring, or its function name in words."""
+    doc = (getattr(item.function, "__doc__", None) or "").strip()
+    if doc:
+        return doc.splitlines()[0].strip()
+    name = item.originalname
+    return name.removeprefix("test_").replace("_", " ")
+
+
+def _marker_value(item: pytest.Item, name: str, check):
+    """The single argument of a marker, validated by `check`, or None when the marker is absent."""
+    marker = item.get_closest_marker(name)
+    if marker is None:
+        return None
+    if len(marker.args) != 1 or marker.kwargs or not check(marker.args[0]):
+        raise pytest.UsageError(f"{item.nodeid}: @pytest.mark.{name} needs one valid argument, got {marker.args!r}")
+    return marker.args[0]
+
+
+def _positive(value) -> bool:
+    return type(value) in (int, float) and value > 0
+
+
+class StudentProxy:
+    """The `student` fixture: `student.name(*args)` runs `name` in the sandbox and returns a plain value."""
+
+    def __init__(self, sandbox: Sandbox, timeout: float, outputs: list[str]):
+        self._sandbox = sandbox
+        self._timeout = timeout
+        self._outputs = outputs
+
+    def __getattr__(self, name: str):
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return functools.partial(self._call, name, False)
+
+    def call_observed(self, name: str, *args, **kwargs):
+        """Call `name` and also return the arguments as they were after the call: (value, args, kwargs)."""
+        reply = self._call(name, True, *args, **kwargs)
+        return reply.value, tuple(reply.args), reply.kwargs
+
+    def _call(self, name: str, observe: bool, *args, **kwargs):
+        try:
+            reply = self._sandbox.call(name, args, kwargs, timeout=self._timeout, observe=observe)
+        except StudentFailure as exc:
+            self._outputs.append(exc.output)
+            raise
+        except Exception as exc:  # a student exception rebuilt as a built-in one; keep its output
+            self._outputs.append(getattr(exc, "student_output", ""))
+            raise
+        self._outputs.append(reply.output)
+        return reply if observe else reply.value
+
+
+@pytest.fixture
+def student(request) -> StudentProxy:
+    """A proxy to the submitted module, which runs in the sandbox worker."""
+    grading = request.config.stash[GRADING]
+    timeout = _marker_value(request.node, "call_timeout", _positive) or grading.settings["call_timeout"]
+    return StudentProxy(grading.sandbox(), float(timeout), grading.outputs.setdefault(request.node.nodeid, []))
+
+
+@pytest.fixture
+def rng(request) -> random.Random:
+    """A random.Random seeded from the run's seed and this check, so every run can be repeated."""
+    grading = request.config.stash[GRADING]
+    return random.Random(f"{grading.settings['seed']}:{request.node.nodeid}")
+
+
+class GradingSession:
+    """The grading run inside pytest: the check list, the sandbox, and what each check showed."""
+
+    def __init__(self, settings: dict):
+        self.settings = settings
+        self.run_dir = Path(settings["run_dir"])
+        self.checks: dict[str, dict] = {}
+        self.outputs: dict[str, list[str]] = {}
+        self.failures: dict[str, dict] = {}
+        self._sandbox: Sandbox | None = None
+
+    # -- collection: the list of checks is written before anything runs, so scoring fails closed.
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_modifyitems(self, session, config, items):
+        """Record every check with its name, visibility, points and budget."""
+        public_file = self.settings["public_file"]
+        case_numbers: dict[tuple[str, str], int] = {}
+        for item in items:
+            path = Path(item.nodeid.split("::", 1)[0])
+            visibility = "public" if path.name == public_file else "hidden"
+            name = check_name(item)
+            report_id = item.nodeid
+            callspec = getattr(item, "callspec", None)
+            if callspec is not None:
+                key = (str(path), item.originalname)
+                case_numbers[key] = case_numbers.get(key, 0) + 1
+                if visibility == "hidden":
+                    # Parametrize ids can spell out hidden inputs, so hidden cases are only numbered.
+                    report_id = f"{path}::{item.originalname}[{case_numbers[key]}]"
+                    name = f"{name} #{case_numbers[key]}"
+                else:
+                    name = f"{name} [{callspec.id}]"
+            points = _marker_value(item, "points", _positive)
+            hint = _marker_value(item, "hint", lambda v: type(v) is str and v.strip())
+            budget = _marker_value(item, "timeout", _positive) or self.settings["check_timeout"]
+            self.checks[item.nodeid] = {
+                "nodeid": item.nodeid, "id": report_id, "name": name, "visibility": visibility,
+                "points": float(points if points is not None else 1), "hint": hint, "budget_s": float(budget),
+            }
+        (self.run_dir / "collected.json").write_text(json.dumps(list(self.checks.values())), encoding="utf-8")
+
+    def pytest_collection_finish(self, session):
+        """Start the sandbox and import the module once, before the first check."""
+        if os.geteuid() != 0:
+            become_subreaper()
+        info: dict = {}
+        if self.settings.get("submission_error"):
+            info["import_error"] = self.settings["submission_error"]
+        else:
+            sandbox = self.sandbox()
+            try:
+                sandbox.start()
+            except ImportFailed as exc:
+                info["import_error"] = exc.message
+                info["import_output"] = cap(exc.output)
+            else:
+                info["missing_functions"] = sandbox.missing_functions()
+                info["import_output"] = cap(sandbox.ready.get("output", {}).get("stdout", ""))
+            info["environment"] = sandbox.environment()
+        self._write_sandbox_info(info)
+
+    def _write_sandbox_info(self, info: dict):
+        path = self.run_dir / "sandbox.json"
+        saved = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+        saved.update(info)
+        path.write_text(json.dumps(saved), encoding="utf-8")
+
+    def sandbox(self) -> Sandbox:
+        """The run's sandbox, created on first use."""
+        if self.settings.get("submission_error"):
+            raise ImportFailed(self.settings["submission_error"])
+        if self._sandbox is None:
+            self._sandbox = Sandbox(
+                SandboxSettings(
+                    module=self.settings["module"],
+                    functions=tuple(self.settings["functions"]),
+                    source_dir=Path(self.settings["source_dir"]),
+                    memory_mb=int(self.settings["memory_mb"]),
+                    # A backstop only: every check's budget, plus slack, of CPU for one worker.
+                    cpu_seconds=math.ceil(sum(c["budget_s"] for c in self.checks.values()) + self.settings["cpu_slack"]),
+                    hash_seed=int(self.settings["seed"]) % 2**32,
+                )
+            )
+        return self._sandbox
+
+    def pytest_sessionfinish(self, session):
+        """Stop the last worker and note which uids were used, for the runner's final sweep."""
+        if self._sandbox is not None:
+            self._sandbox.close()
+            self._write_sandbox_info({"uids_used": sorted(self._sandbox.uids_used)})
+
+    # -- per-check feedback
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_makereport(self, item, call):
+        """Keep the first failure of each check; attach the feedback to the teardown report."""
+        outcome = yield
+        report = outcome.get_result()
+        check = self.checks.get(item.nodeid)
+        if check is None:
+            return
+        if call.excinfo is not None and item.nodeid not in self.failures:
+            self.failures[item.nodeid] = self._describe_failure(check, call)
+        if call.when == "teardown":
+            feedback = self.failures.get(item.nodeid, {"outcome": "passed", "message": None})
+            outputs = "".join(self.outputs.pop(item.nodeid, []))
+            # A hidden check never shows the student's output: it can echo a hidden input.
+            feedback["output"] = cap(outputs) if check["visibility"] == "public" and outputs else None
+            report.user_properties.append(("minimax_kit", feedback))
+
+    def _describe_failure(self, check: dict, call) -> dict:
+        """Classify a failed stage and write the message the student may see."""
+        exc = call.excinfo.value
+        public = check["visibility"] == "public"
+        hint = check["hint"]
+        if isinstance(exc, StudentFailure):
+            outcome = exc.outcome
+            message = exc.message if public else exc.hidden_message
+        elif isinstance(exc, pytest.fail.Exception) and str(exc).startswith("Timeout"):
+            # pytest-timeout's signal method fails the check with "Timeout >Ns".
+            outcome, message = "timeout", f"the check did not finish within {check['budget_s']:g} s"
+        elif call.when != "call":
+            outcome = "error"
+            stage = "start" if call.when == "setup" else "finish"
+            message = call.excinfo.exconly() if public else f"the check could not {stage}"
+        elif isinstance(exc, pytest.fail.Exception):
+            # A message the check's author wrote for the student; safe to show even when hidden.
+            outcome, message = "failed", str(exc)
+        elif getattr(exc, "student_error", None) is not None:
+            info = exc.student_error
+            outcome = "failed"
+            if public:
+                message = call.excinfo.exconly()
+            else:
+                where = info.where()
+                message = f"your code raised {info.type}" + (f" ({where})" if where else "")
+        else:
+            outcome = "failed"
+            message = call.excinfo.exconly() if public else None
+        if not public:
+            message = " ".join(part for part in (message, hint and f"Hint: {hint}") if part) or "this hidden check failed"
+        elif hint:
+            message = f"{message}\nHint: {hint}"
+        return {"outcome": outcome, "message": cap(message)}

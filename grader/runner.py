@@ -1,0 +1,236 @@
+"""Running one exercise's checks against one submission: a pytest subprocess under a wall-clock limit."""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import zipfile
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path, PurePosixPath
+
+from grader import scoring
+from grader.catalog import PUBLIC_CHECKS, Exercise, Kit, KitError
+from grader.sandbox import IMPORT_TIMEOUT, MAX_SUBMISSION_BYTES, become_subreaper, kill_children, kill_uid
+
+# Collecting the checks and importing the module must finish within this, before budgets apply.
+COLLECTION_LIMIT = 120.0
+# Added to the sum of the checks' budgets for pytest's own start-up and teardown.
+RUN_SLACK = 30.0
+# The CPU backstop of a worker covers every check's budget plus this.
+CPU_SLACK = 60
+
+
+@dataclass(frozen=True)
+class Submission:
+    """What is being graded: a file, a folder or a zip, and how the report names it."""
+
+    path: Path
+    shown_as: str
+
+
+def derive_seed(exercise_id: str, sha256: str) -> int:
+    """The default seed: the same code always draws the same inputs, and any edit draws new ones."""
+    return int.from_bytes(hashlib.sha256(f"{exercise_id}:{sha256}".encode()).digest()[:4], "big")
+
+
+def _copy_tree(source: Path, target: Path, limit: int = MAX_SUBMISSION_BYTES) -> None:
+    """Copy regular files only: a symlink could make root copy a file the student may not read."""
+    total = 0
+    for folder, dirs, files in os.walk(source, followlinks=False):
+        dirs[:] = [d for d in dirs if d not in ("__pycache__", ".git")]
+        relative = Path(folder).relative_to(source)
+        (target / relative).mkdir(parents=True, exist_ok=True)
+        for name in files:
+            path = Path(folder) / name
+            if path.is_symlink() or not path.is_file():
+                continue
+            total += path.stat().st_size
+            if total > limit:
+                raise _SubmissionProblem(f"the submission folder holds more than {limit // 2**20} MiB")
+            shutil.copyfile(path, target / relative / name)
+
+
+class _SubmissionProblem(Exception):
+    """A submission that cannot be graded; it becomes a report with status error."""
+
+
+def _shallowest(names: list[PurePosixPath], module: str) -> PurePosixPath | None:
+    matches = [name for name in names if name.name == module]
+    return min(matches, key=lambda p: (len(p.parts), str(p))) if matches else None
+
+
+def _unpack_zip(path: Path, module: str, target: Path) -> None:
+    """Extract the folder of the zip that holds the module, refusing unsafe or oversized members."""
+    try:
+        with zipfile.ZipFile(path) as archive:
+            members = [m for m in archive.infolist() if not m.is_dir()]
+            found = _shallowest([PurePosixPath(m.filename) for m in members], module)
+            if found is None:
+                raise _SubmissionProblem(f"{path.name} has no {module}")
+            base = found.parent
+            total = 0
+            for member in members:
+                name = PurePosixPath(member.filename)
+                if name.is_absolute() or ".." in name.parts or base not in (name.parent, *name.parents):
+                    continue
+                total += member.file_size
+                if total > MAX_SUBMISSION_BYTES:
+                    raise _SubmissionProblem(f"{path.name} unpacks to more than {MAX_SUBMISSION_BYTES // 2**20} MiB")
+                destination = target / name.relative_to(base)
+                destination.parent.mkdir(parents=True, exist_ok=True)
+                destination.write_bytes(archive.read(member))
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, ValueError, NotImplementedError) as exc:
+        raise _SubmissionProblem(f"{path.name} is not a readable zip file: {exc}") from None
+
+
+def prepare_submission(submission: Path, module: str, target: Path) -> None:
+    """Lay the submission out in `target` with the module at its top; raise _SubmissionProblem if impossible."""
+    target.mkdir()
+    if submission.is_dir():
+        found = _shallowest(
+            [PurePosixPath(p.relative_to(submission).as_posix()) for p in submission.rglob(module)], module
+        )
+        if found is None:
+            raise _SubmissionProblem(f"the submission folder has no {module}")
+        _copy_tree(submission / found.parent, target)
+    elif zipfile.is_zipfile(submission) or submission.suffix.lower() == ".zip":
+        _unpack_zip(submission, module, target)
+    else:
+        shutil.copyfile(submission, target / module)
+    if not (target / module).is_file():
+        raise _SubmissionProblem(f"the submission has no {module}")
+
+
+def protect_secrets(kit: Kit) -> None:
+    """As root, make checks, solutions and reports unreadable to the workers' unprivileged uids.
+
+    They are world-readable in a fresh clone, and the uid drop alone would not hide them.
+    """
+    if os.geteuid() != 0:
+        return
+    for secret in (kit.root / "solutions", kit.root / "reports", *(kit.root / "exercises").glob("*/checks")):
+        if secret.exists():
+            os.chmod(secret, secret.stat().st_mode & ~0o077)
+
+
+def _pytest_command(run_dir: Path, exercise: Exercise, check_files: list[Path]) -> list[str]:
+    return [
+        sys.executable, "-P", "-m", "pytest",
+        # Plugins are loaded by name only, so nothing else installed can join the grading run.
+        "-p", "pytest_timeout", "-p", "pytest_jsonreport.plugin", "-p", "grader.plugin",
+        "-p", "no:cacheprovider", "--strict-markers",
+        "--rootdir", str(run_dir / "pytest"), "-c", str(run_dir / "pytest" / "pytest.ini"),
+        "--json-report", "--json-report-file", str(run_dir / "raw.json"),
+        "--json-report-omit", "collectors", "log", "streams", "warnings",
+        # pytest-timeout's signal method is safe here because no student code runs in this process.
+        "--timeout", f"{exercise.check_timeout:g}", "--timeout-method", "signal",
+        "--grade-config", str(run_dir / "config.json"),
+        "-q", "--no-header", "-p", "no:warnings",
+        *(str(path) for path in check_files),
+    ]
+
+
+def _read_json(path: Path):
+    """A JSON file the grading process wrote, or None if it is missing or unreadable."""
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+
+
+def _wait_for_pytest(process: subprocess.Popen, run_dir: Path, started: float) -> str | None:
+    """Wait for pytest under the outer limit; return why it was stopped, or None if it finished."""
+    limit = COLLECTION_LIMIT
+    while process.poll() is None:
+        collected = _read_json(run_dir / "collected.json")
+        if collected is not None:
+            limit = sum(check["budget_s"] for check in collected) + IMPORT_TIMEOUT + RUN_SLACK
+        if time.monotonic() - started > limit:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+            return f"the grading process ran past its {limit:g} s limit and was stopped"
+        time.sleep(0.05)
+    return None
+
+
+def grade(kit: Kit, exercise: Exercise, submission: Submission, seed: int | None = None) -> dict:
+    """Grade one submission of one exercise and return the native report."""
+    started_at = datetime.now(timezone.utc)
+    started = time.monotonic()
+    run_dir = Path(tempfile.mkdtemp(prefix="minimax-kit-run-"))
+    try:
+        source_dir = run_dir / "submission"
+        submission_error = None
+        try:
+            prepare_submission(submission.path, exercise.module, source_dir)
+            sha256 = hashlib.sha256((source_dir / exercise.module).read_bytes()).hexdigest()
+        except _SubmissionProblem as exc:
+            submission_error = str(exc)
+            sha256 = hashlib.sha256(submission.path.read_bytes()).hexdigest() if submission.path.is_file() else None
+        if seed is None:
+            seed = derive_seed(exercise.id, sha256 or "")
+        checks_dir = run_dir / "pytest" / "checks"
+        checks_dir.mkdir(parents=True)
+        for path in exercise.checks_dir.glob("*.py"):
+            shutil.copyfile(path, checks_dir / path.name)
+        (run_dir / "pytest" / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
+        check_files = [checks_dir / path.name for path in exercise.check_files()]
+        if not check_files:
+            raise KitError(f"{exercise.checks_dir}: no test_*.py check files")
+        config = {
+            "module": exercise.module, "functions": list(exercise.functions),
+            "call_timeout": exercise.call_timeout, "check_timeout": exercise.check_timeout,
+            "memory_mb": exercise.memory_mb, "cpu_slack": CPU_SLACK, "seed": seed,
+            "source_dir": str(source_dir), "run_dir": str(run_dir), "public_file": PUBLIC_CHECKS,
+            "submission_error": submission_error,
+        }
+        (run_dir / "config.json").write_text(json.dumps(config), encoding="utf-8")
+        protect_secrets(kit)
+        if os.geteuid() != 0:
+            become_subreaper()
+        env = {**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1", "PYTHONDONTWRITEBYTECODE": "1"}
+        with open(run_dir / "pytest.log", "wb") as log:
+            process = subprocess.Popen(
+                _pytest_command(run_dir, exercise, check_files), cwd=run_dir / "pytest", env=env,
+                stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+            )
+            fault = _wait_for_pytest(process, run_dir, started)
+        sandbox_info = _read_json(run_dir / "sandbox.json") or {}
+        for uid in sandbox_info.get("uids_used", []):
+            if os.geteuid() == 0 and uid != 0:
+                kill_uid(uid)
+        if os.geteuid() != 0:
+            kill_children()
+        collected = _read_json(run_dir / "collected.json")
+        raw = _read_json(run_dir / "raw.json")
+        if collected is None and fault is None:
+            log_lines = (run_dir / "pytest.log").read_text(errors="replace").strip().splitlines()
+            detail = next((line for line in reversed(log_lines) if line.startswith(("E ", "ERROR"))), None)
+            detail = detail or (log_lines[-1] if log_lines else f"pytest exited with {process.returncode}")
+            raise KitError(f"{exercise.checks_dir}: the checks could not be collected: {detail.strip()}")
+        if fault is None and raw is None:
+            fault = f"the grading process exited with status {process.returncode} and wrote no results"
+        return scoring.build_report(
+            exercise={"id": exercise.id, "slug": exercise.slug, "title": exercise.title},
+            submission={"path": submission.shown_as, "sha256": sha256},
+            seed=seed,
+            collected=collected or [],
+            raw=raw,
+            sandbox=sandbox_info,
+            fault=fault,
+            started_at=started_at.strftime("%Y-%m-%dT%H:%M:%SZ"),
+            duration_s=time.monotonic() - started,
+            call_timeout=exercise.call_timeout,
+        )
+    finally:
+        shutil.rmtree(run_dir, ignore_errors=True)

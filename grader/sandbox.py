@@ -1,0 +1,619 @@
+"""The grading side of the sandbox: starting, calling, timing out and killing worker processes."""
+
+from __future__ import annotations
+
+import builtins
+import contextlib
+import fcntl
+import json
+import os
+import select
+import shutil
+import signal
+import stat
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from grader import worker as wire
+
+WORKER_SOURCE = Path(wire.__file__)
+# Unprivileged uids for workers when the grader runs as root; they need not exist in /etc/passwd.
+DEFAULT_UID_RANGE = (61000, 61999)
+UID_RANGE_ENV = "GRADE_UID_RANGE"
+WORKER_PYTHON_ENV = "GRADE_WORKER_PYTHON"
+# Importing runs student code at module level; it gets its own generous deadline.
+IMPORT_TIMEOUT = 10.0
+# Output files over this size hit RLIMIT_FSIZE; the reply only ever carries 64 KiB of them.
+FILE_SIZE_LIMIT = 64 * 2**20
+# Enough descriptors for Python and a student's own files, few enough to stop an fd flood.
+OPEN_FILES_LIMIT = 256
+# Processes and threads per worker uid: room for a little threading, not for a fork bomb.
+PROCESS_LIMIT = 64
+# A submission folder is copied for every worker; a bigger one is not a submission.
+MAX_SUBMISSION_BYTES = 16 * 2**20
+
+
+class SandboxError(Exception):
+    """The sandbox itself cannot be set up (no uid free, no usable interpreter)."""
+
+
+class StudentFailure(BaseException):
+    """A call into student code that did not return a value.
+
+    These derive from BaseException so that a check's `except Exception` or
+    `pytest.raises(ValueError)` can never swallow a timeout or a crash.
+    """
+
+    outcome = "failed"
+
+    def __init__(self, message: str, hidden_message: str | None = None, output: str = ""):
+        super().__init__(message)
+        self.message = message
+        self.hidden_message = hidden_message if hidden_message is not None else message
+        self.output = output
+
+
+class CallTimedOut(StudentFailure):
+    """The student's function did not return before its deadline."""
+
+    outcome = "timeout"
+
+
+class WorkerCrashed(StudentFailure):
+    """The worker process died during a call (segfault, os._exit, a kill)."""
+
+    outcome = "crashed"
+
+
+class BadReturnValue(StudentFailure):
+    """The student returned something that is not a plain value."""
+
+
+class RaisedBaseException(StudentFailure):
+    """The student raised SystemExit, KeyboardInterrupt or another non-Exception."""
+
+
+class MissingFunction(StudentFailure):
+    """The module has no function of the name the check called."""
+
+
+class ImportFailed(StudentFailure):
+    """The student's module could not be imported, so no check can run."""
+
+    outcome = "error"
+
+
+@dataclass(frozen=True)
+class StudentError:
+    """What the student's exception said, attached to the rebuilt built-in exception."""
+
+    type: str
+    message: str
+    lines: tuple[tuple[int, str], ...]
+    module: str
+
+    def where(self) -> str:
+        """The student's own lines in the traceback, such as "alpha_beta.py line 30 in best_counter_bid"."""
+        if not self.lines:
+            return ""
+        return ", ".join(f"{self.module} line {line} in {func}" for line, func in self.lines)
+
+
+def rebuild_exception(error: dict, module: str) -> BaseException:
+    """The student's exception as the nearest built-in class in its MRO, or a StudentFailure."""
+    info = StudentError(
+        type=str(error.get("type", "?")),
+        message=str(error.get("message", "")),
+        lines=tuple((int(line), str(func)) for line, func in error.get("lines", [])),
+        module=module,
+    )
+    where = info.where()
+    if not error.get("is_exception"):
+        public = f"your code raised {info.type}" + (f": {info.message}" if info.message else "")
+        hidden = f"your code raised {info.type}"
+        if where:
+            public, hidden = f"{public} ({where})", f"{hidden} ({where})"
+        return RaisedBaseException(public, hidden)
+    text = info.message if info.type in error.get("builtins", [])[:1] else f"{info.type}: {info.message}"
+    for name in error.get("builtins", []):
+        cls = getattr(builtins, str(name), None)
+        if isinstance(cls, type) and issubclass(cls, Exception):
+            try:
+                exc = cls(text)
+            except TypeError:  # e.g. UnicodeDecodeError needs five arguments; try the next base
+                continue
+            break
+    else:
+        exc = Exception(text)
+    if where:
+        exc.add_note(f"raised in your code at {where}")
+    exc.student_error = info
+    return exc
+
+
+def describe_import_error(error: dict, module: str) -> str:
+    """One line such as "alpha_beta.py line 12: SyntaxError: invalid syntax"."""
+    lines = error.get("lines") or []
+    place = f"{module} line {lines[-1][0]}" if lines else module
+    message = error.get("message") or ""
+    return f"{place}: {error.get('type')}: {message}" if message else f"{place}: {error.get('type')}"
+
+
+def describe_exit(returncode: int | None) -> str:
+    """Why a worker process ended, in words a student can act on."""
+    if returncode is None:
+        return "the worker stopped answering"
+    if returncode < 0:
+        sig = -returncode
+        words = {
+            signal.SIGSEGV: "segmentation fault (on Python 3.11, often very deep recursion through C code)",
+            signal.SIGKILL: "killed (a resource limit, or another process)",
+            signal.SIGXCPU: "CPU time limit exceeded",
+            signal.SIGXFSZ: "file size limit exceeded (too much output?)",
+            signal.SIGABRT: "aborted",
+            signal.SIGBUS: "bus error",
+        }.get(sig, "")
+        name = signal.Signals(sig).name if sig in signal.Signals._value2member_map_ else f"signal {sig}"
+        return f"killed by {name}" + (f": {words}" if words else "")
+    return f"exited with status {returncode} (os._exit, or a crash of the interpreter)"
+
+
+# --------------------------------------------------------------------------------------------
+# Interpreter and uids
+
+
+def _readable_by_other(path: Path) -> bool:
+    """Whether an unrelated, group-less uid can reach and execute `path`."""
+    try:
+        resolved = path.resolve(strict=True)
+    except OSError:
+        return False
+    for folder in resolved.parents:
+        if not os.stat(folder).st_mode & stat.S_IXOTH:
+            return False
+    return bool(os.stat(resolved).st_mode & stat.S_IXOTH)
+
+
+def choose_interpreter(drop_privileges: bool) -> tuple[str, str | None]:
+    """The worker's interpreter, and a warning when isolation had to be weakened to get one.
+
+    The worker must run the same minor version as the grader, so tie-breaks and recursion behave
+    alike. As root it must also be executable by an unprivileged uid: an interpreter under /root
+    (mode 0700) is not, so a configured or system Python of the same version is used instead.
+    """
+    if not drop_privileges:
+        return sys.executable, None
+    minor = f"python{sys.version_info.major}.{sys.version_info.minor}"
+    candidates = [os.environ.get(WORKER_PYTHON_ENV), sys.executable, f"/usr/bin/{minor}", f"/usr/local/bin/{minor}"]
+    for candidate in filter(None, candidates):
+        path = Path(candidate)
+        if _readable_by_other(path) and _same_minor(path):
+            return str(path), None
+    return sys.executable, (
+        f"no {minor} interpreter that an unprivileged uid can execute was found "
+        f"(set {WORKER_PYTHON_ENV}); the worker runs as root, so hidden checks are NOT protected"
+    )
+
+
+def _same_minor(path: Path) -> bool:
+    """Whether the interpreter at `path` has the grader's major.minor version."""
+    if path.resolve() == Path(sys.executable).resolve():
+        return True
+    try:
+        out = subprocess.run(
+            [str(path), "-c", "import sys; print(sys.version_info[:2])"],
+            capture_output=True, text=True, timeout=10, check=False,
+        ).stdout.strip()
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return out == str(tuple(sys.version_info[:2]))
+
+
+def uid_range() -> tuple[int, int]:
+    """The configured range of worker uids, from GRADE_UID_RANGE ("61000-61999") or the default."""
+    text = os.environ.get(UID_RANGE_ENV)
+    if not text:
+        return DEFAULT_UID_RANGE
+    try:
+        low, high = (int(part) for part in text.split("-"))
+    except ValueError:
+        raise SandboxError(f"{UID_RANGE_ENV}={text!r}: expected two uids such as 61000-61999") from None
+    if not 1000 <= low <= high:
+        raise SandboxError(f"{UID_RANGE_ENV}={text!r}: expected 1000 <= low <= high")
+    return low, high
+
+
+class UidLease:
+    """An exclusive claim on one worker uid, shared safely between parallel grading processes.
+
+    Each uid has a lock file; holding its flock is the claim, and the kernel drops it if the
+    grading process dies, so a crashed grader never leaks uids.
+    """
+
+    def __init__(self):
+        low, high = uid_range()
+        folder = Path(tempfile.gettempdir()) / "minimax-kit-uids"
+        folder.mkdir(mode=0o700, exist_ok=True)
+        info = folder.stat()
+        if info.st_uid != 0 or info.st_mode & 0o077:
+            raise SandboxError(f"{folder} must be owned by root with mode 0700")
+        for uid in range(low, high + 1):
+            fd = os.open(folder / f"{uid}.lock", os.O_RDWR | os.O_CREAT, 0o600)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                os.close(fd)
+                continue
+            self.uid = self.gid = uid
+            self._fd = fd
+            return
+        raise SandboxError(f"every worker uid in {low}-{high} is in use; widen {UID_RANGE_ENV}")
+
+    def release(self):
+        """Give the uid back."""
+        os.close(self._fd)
+
+
+def kill_uid(uid: int) -> None:
+    """Kill every process of `uid`, including ones that escaped with setsid, by becoming that uid."""
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - runs in the forked child
+        try:
+            os.setgroups([])
+            os.setgid(uid)
+            os.setuid(uid)
+            # kill(-1) reaches every process this uid may signal, except the caller; repeat until
+            # none is left so that a process forked during one sweep falls to the next.
+            for _ in range(100):
+                os.kill(-1, signal.SIGKILL)
+        except ProcessLookupError:
+            os._exit(0)
+        finally:
+            os._exit(0)
+    os.waitpid(pid, 0)
+
+
+def become_subreaper() -> bool:
+    """Make orphaned descendants reparent to this process (Linux), so they can be found and killed."""
+    if not sys.platform.startswith("linux"):
+        return False
+    import ctypes
+
+    PR_SET_CHILD_SUBREAPER = 36
+    return ctypes.CDLL(None).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
+
+
+def kill_children(keep: set[int] = frozenset()) -> None:
+    """Kill and reap this process's children (orphans adopted as subreaper included), except `keep`."""
+    proc = Path("/proc")
+    if not proc.is_dir():
+        return
+    me = str(os.getpid())
+    for _ in range(20):
+        found = False
+        for entry in proc.iterdir():
+            if not entry.name.isdigit() or int(entry.name) in keep:
+                continue
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except (OSError, IndexError):
+                continue
+            if fields[1] == me:
+                found = True
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(int(entry.name), signal.SIGKILL)
+                with contextlib.suppress(ChildProcessError):
+                    os.waitpid(int(entry.name), 0)
+        if not found:
+            return
+        time.sleep(0.01)
+
+
+# --------------------------------------------------------------------------------------------
+# One worker process
+
+
+@dataclass(frozen=True)
+class SandboxSettings:
+    """Everything needed to start workers for one exercise run."""
+
+    module: str
+    functions: tuple[str, ...]
+    source_dir: Path
+    memory_mb: int
+    cpu_seconds: int
+    hash_seed: int
+    drop_privileges: bool = field(default_factory=lambda: os.geteuid() == 0)
+
+
+@dataclass
+class Reply:
+    """A value the student's function returned, with the arguments after the call if asked."""
+
+    value: object
+    args: list | None
+    kwargs: dict | None
+    output: str
+
+
+def _join_output(output: dict) -> str:
+    """The student's stdout, then stderr, as one text."""
+    parts = [str(output.get("stdout", "")), str(output.get("stderr", ""))]
+    return "".join(part for part in parts if part)
+
+
+class _Deadline(Exception):
+    """The worker did not answer in time."""
+
+
+class SandboxWorker:
+    """One worker process, with its own copy of the submission and, as root, its own uid."""
+
+    def __init__(self, settings: SandboxSettings, interpreter: str):
+        self.settings = settings
+        self.lease = UidLease() if settings.drop_privileges else None
+        self.home = Path(tempfile.mkdtemp(prefix="minimax-kit-worker-"))
+        self.process: subprocess.Popen | None = None
+        try:
+            self._start(interpreter)
+        except BaseException:
+            self.close()
+            raise
+
+    def _start(self, interpreter: str):
+        settings = self.settings
+        # The home folder is root's and only traversable; the worker writes only inside work/.
+        os.chmod(self.home, 0o711)
+        script = self.home / "worker.py"
+        shutil.copyfile(WORKER_SOURCE, script)
+        os.chmod(script, 0o644)
+        work = self.home / "work"
+        shutil.copytree(settings.source_dir, work)
+        if self.lease:
+            kill_uid(self.lease.uid)  # a survivor from an earlier grade must not share this uid
+            for folder, _, files in os.walk(work):
+                os.chown(folder, self.lease.uid, self.lease.gid)
+                for name in files:
+                    os.chown(os.path.join(folder, name), self.lease.uid, self.lease.gid)
+        os.chmod(work, 0o700)
+        request_r, self.request_w = os.pipe()
+        self.reply_r, reply_w = os.pipe()
+        limits = {"as": settings.memory_mb * 2**20, "cpu": settings.cpu_seconds, "fsize": FILE_SIZE_LIMIT,
+                  "nofile": OPEN_FILES_LIMIT, "core": 0}
+        if self.lease:
+            # RLIMIT_NPROC counts every process of the uid; only a dedicated uid makes it per worker.
+            limits["nproc"] = PROCESS_LIMIT
+        worker_settings = {"module": settings.module, "functions": list(settings.functions),
+                           "limits": limits, "parent_pid": os.getpid()}
+        # A clean environment: nothing of the grader's (tokens, paths) reaches student code.
+        env = {
+            "PATH": "/usr/local/bin:/usr/bin:/bin",
+            "HOME": str(work),
+            "TMPDIR": str(work),
+            "LANG": "C.UTF-8",
+            "PYTHONHASHSEED": str(settings.hash_seed),
+            "PYTHONDONTWRITEBYTECODE": "1",
+            "PYTHONIOENCODING": "utf-8",
+        }
+        self.boot_log = self.home / "boot.log"
+        with open(self.boot_log, "wb") as boot_log:
+            self.process = subprocess.Popen(
+                # -s: no user site; -P: nothing prepended to sys.path. Not -I/-E, which drop PYTHONHASHSEED.
+                [interpreter, "-s", "-P", str(script), str(request_r), str(reply_w), json.dumps(worker_settings)],
+                pass_fds=(request_r, reply_w),
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=boot_log,
+                cwd=work,
+                env=env,
+                start_new_session=True,
+                user=self.lease.uid if self.lease else None,
+                group=self.lease.gid if self.lease else None,
+                extra_groups=[] if self.lease else None,
+            )
+        os.close(request_r)
+        os.close(reply_w)
+        os.set_blocking(self.request_w, False)
+
+    @property
+    def uid(self) -> int:
+        """The uid the worker runs as."""
+        return self.lease.uid if self.lease else os.getuid()
+
+    def _exchange_deadline(self, deadline: float, payload: bytes | None) -> dict:
+        if payload:
+            view = memoryview(payload)
+            while view:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    raise _Deadline
+                if select.select([], [self.request_w], [], remaining)[1]:
+                    try:
+                        view = view[os.write(self.request_w, view):]
+                    except BlockingIOError:
+                        continue
+        header = self._read(wire.HEADER.size, deadline)
+        size = wire.HEADER.unpack(header)[0]
+        if size > wire.MAX_MESSAGE_BYTES:
+            raise wire.WireError(f"the worker announced a {size:,}-byte message")
+        return wire.loads(self._read(size, deadline))
+
+    def _read(self, size: int, deadline: float) -> bytes:
+        buffer = bytearray()
+        while len(buffer) < size:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise _Deadline
+            if not select.select([self.reply_r], [], [], remaining)[0]:
+                continue
+            chunk = os.read(self.reply_r, min(size - len(buffer), 1 << 20))
+            if not chunk:
+                raise EOFError
+            buffer += chunk
+        return bytes(buffer)
+
+    def exchange(self, payload: bytes | None, timeout: float, what: str) -> dict:
+        """Send a request (or none, to await the ready message) and return the decoded reply.
+
+        Raises CallTimedOut or WorkerCrashed, after which this worker is dead. Anything else that
+        interrupts the wait (pytest-timeout's signal, for one) also kills it, since its state is
+        then unknown.
+        """
+        try:
+            message = self._exchange_deadline(time.monotonic() + timeout, payload)
+            if type(message) is not dict or type(message.get("kind")) is not str:
+                raise wire.WireError("the reply is not a message")
+            return message
+        except _Deadline:
+            self.close()
+            raise CallTimedOut(f"{what} did not return within {timeout:g} s") from None
+        except (EOFError, BrokenPipeError):
+            returncode = self.close()
+            raise WorkerCrashed(f"the worker crashed during {what}: {describe_exit(returncode)}") from None
+        except wire.WireError as exc:
+            self.close()
+            raise WorkerCrashed(f"the worker broke the channel during {what}: {exc}") from None
+        except BaseException:
+            self.close()
+            raise
+
+    def close(self) -> int | None:
+        """Kill the worker and everything it started; return its exit status."""
+        returncode = None
+        if self.process is not None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.process.pid, signal.SIGKILL)
+            returncode = self.process.wait()
+            self.process = None
+            for fd in (self.request_w, self.reply_r):
+                with contextlib.suppress(OSError):
+                    os.close(fd)
+        if self.lease is not None:
+            kill_uid(self.lease.uid)
+            self.lease.release()
+            self.lease = None
+        else:
+            kill_children()
+        shutil.rmtree(self.home, ignore_errors=True)
+        return returncode
+
+    def boot_error(self) -> str:
+        """The last line the interpreter printed before the worker was ready, if any."""
+        try:
+            lines = self.boot_log.read_text(errors="replace").strip().splitlines()
+        except OSError:
+            return ""
+        return lines[-1][:300] if lines else ""
+
+
+# --------------------------------------------------------------------------------------------
+# The sandbox: a worker that is replaced whenever it dies
+
+
+class Sandbox:
+    """Calls into the student's module, each in the current worker, restarting it after a failure."""
+
+    def __init__(self, settings: SandboxSettings):
+        self.settings = settings
+        self.interpreter, self.warning = choose_interpreter(settings.drop_privileges)
+        self.drop_privileges = settings.drop_privileges and self.warning is None
+        self._worker: SandboxWorker | None = None
+        self.import_error: str | None = None
+        self.ready: dict = {}
+        self.uids_used: set[int] = set()
+
+    def start(self) -> dict:
+        """Start the first worker and import the module; returns the worker's ready message."""
+        self._ensure_worker()
+        return self.ready
+
+    def _ensure_worker(self) -> SandboxWorker:
+        if self.import_error is not None:
+            raise ImportFailed(self.import_error)
+        if self._worker is not None and self._worker.process is not None:
+            return self._worker
+        module = self.settings.module
+        settings = self.settings
+        if not self.drop_privileges and settings.drop_privileges:
+            settings = SandboxSettings(**{**settings.__dict__, "drop_privileges": False})
+        worker = SandboxWorker(settings, self.interpreter)
+        self.uids_used.add(worker.uid)
+        try:
+            ready = worker.exchange(None, IMPORT_TIMEOUT, f"importing {module}")
+        except CallTimedOut:
+            self.import_error = f"{module}: importing the module did not finish within {IMPORT_TIMEOUT:g} s"
+            raise ImportFailed(self.import_error) from None
+        except WorkerCrashed as exc:
+            detail = worker.boot_error()
+            self.import_error = f"{module}: {exc.message}" + (f" ({detail})" if detail else "")
+            raise ImportFailed(self.import_error) from None
+        if ready.get("kind") != "ready":
+            worker.close()
+            self.import_error = f"{module}: the worker sent {ready.get('kind')!r} instead of its ready message"
+            raise ImportFailed(self.import_error)
+        if "error" in ready:
+            worker.close()
+            self.import_error = describe_import_error(ready["error"], module)
+            raise ImportFailed(self.import_error, output=_join_output(ready.get("output", {})))
+        self.ready = ready
+        self._worker = worker
+        return worker
+
+    def missing_functions(self) -> list[str]:
+        """Functions the exercise names that the module does not define (after start())."""
+        present = set(self.ready.get("functions", []))
+        return [name for name in self.settings.functions if name not in present]
+
+    def call(self, name: str, args: tuple, kwargs: dict, *, timeout: float, observe: bool = False) -> Reply:
+        """Call `name(*args, **kwargs)` in the worker and return its plain value.
+
+        Student exceptions come back as built-in exceptions carrying `student_error`; timeouts,
+        crashes, bad values and BaseExceptions come back as StudentFailure subclasses.
+        """
+        request = {"kind": "call", "name": name, "args": list(args), "kwargs": dict(kwargs), "observe": observe}
+        payload = wire.dumps(request)
+        worker = self._ensure_worker()
+        try:
+            reply = worker.exchange(payload, timeout, name)
+        except BaseException:  # the worker is dead now (exchange closed it); the next call starts another
+            self._worker = None
+            raise
+        output = _join_output(reply.get("output") or {})
+        kind = reply["kind"]
+        if kind == "returned":
+            return Reply(reply.get("value"), reply.get("args"), reply.get("kwargs"), output)
+        if kind == "raised":
+            exc = rebuild_exception(reply.get("error") or {}, self.settings.module)
+            if isinstance(exc, StudentFailure):
+                exc.output = output
+            else:
+                exc.student_output = output
+            raise exc
+        if kind == "bad_value":
+            raise BadReturnValue(f"{name} returned {reply.get('problem')}", output=output)
+        if kind == "missing":
+            raise MissingFunction(f"{self.settings.module} has no function {name}", output=output)
+        self.close()
+        raise WorkerCrashed(f"the worker sent an unknown reply kind {kind!r} during {name}")
+
+    def environment(self) -> dict:
+        """What the report's environment says about the sandbox."""
+        return {
+            "interpreter": self.interpreter,
+            "python": self.ready.get("python"),
+            "uid": self.ready.get("uid"),
+            "privileges_dropped": self.drop_privileges,
+            "memory_mb": self.settings.memory_mb,
+            "limits_held": self.ready.get("limits", {}),
+            "warning": self.warning,
+        }
+
+    def close(self):
+        """Stop the current worker, if any."""
+        if self._worker is not None:
+            self._worker.close()
+            self._worker = None

@@ -1,0 +1,379 @@
+"""The sandbox worker: imports the student's module once and serves calls over two pipes.
+
+This file runs as its own script, under the worker's interpreter and (as root) an unprivileged
+uid, so it imports only the standard library and nothing from the kit. The grading side imports
+the wire format from here too, so both ends share one definition.
+
+Wire format: every message is a 4-byte big-endian length, then UTF-8 JSON. Values are encoded so
+that they round-trip exactly: lists stay JSON arrays, a tuple becomes {"tuple": [...]}, and a dict
+becomes {"dict": [[key, value], ...]}. Because every real dict is wrapped, a JSON object is always
+a tag, so student data can never be mistaken for one.
+"""
+
+import json
+import os
+import struct
+import sys
+import types
+
+HEADER = struct.Struct(">I")
+# A 10^5-leaf tree is about 2 MB of JSON; 32 MiB leaves room for bigger answers and still bounds
+# what one message can make the grading process allocate.
+MAX_MESSAGE_BYTES = 32 * 2**20
+# ex03's trees are about 200 levels deep; 1,500 leaves room while keeping decoding bounded.
+MAX_DEPTH = 1500
+# Containers and scalars in one value: bounds the work of encoding a huge or cyclic-looking answer.
+MAX_ITEMS = 2_000_000
+# A returned generator is drained to a list of at most this many items.
+MAX_GENERATOR_ITEMS = 100_000
+# Student stdout/stderr kept per call; the rest is reported as truncated.
+OUTPUT_CAP = 64 * 1024
+# Lines of the student's traceback and characters of an exception message sent back.
+MAX_TRACE_LINES = 20
+MAX_TEXT = 2000
+# json's C code recurses once per level and obeys the recursion limit; tags double the depth.
+_WIRE_RECURSION_LIMIT = 2 * MAX_DEPTH + 500
+
+
+class WireError(Exception):
+    """A value that cannot cross the sandbox boundary."""
+
+
+_PLAIN = {
+    dict: "a plain dict",
+    list: "a plain list",
+    tuple: "a plain tuple",
+    int: "a plain int",
+    float: "a plain float",
+    str: "a plain str",
+    set: "a list or tuple",
+    frozenset: "a list or tuple",
+}
+
+
+def _suggestion(value):
+    """How to say what to return instead of an unsupported value."""
+    for base, words in _PLAIN.items():
+        if isinstance(value, base):
+            return words
+    return "only None, bool, int, float, str, list, tuple and dict with str keys"
+
+
+class _Encoder:
+    """Turns a plain value into its JSON-ready wire form, checking exact types."""
+
+    def __init__(self):
+        self.items = 0
+
+    def encode(self, value, depth=0):
+        self.items += 1
+        if self.items > MAX_ITEMS:
+            raise WireError(f"a value too large (more than {MAX_ITEMS:,} items)")
+        if depth > MAX_DEPTH:
+            raise WireError(f"a value nested more than {MAX_DEPTH} levels deep")
+        kind = type(value)
+        if value is None or kind is bool or kind is str or kind is float:
+            return value
+        if kind is int:
+            # Python refuses to print integers over 4,300 digits; say so instead of failing in json.
+            if value.bit_length() > 14_000:
+                try:
+                    str(value)
+                except ValueError:
+                    raise WireError("a value containing an integer with more than 4,300 digits") from None
+            return value
+        if kind is list:
+            return [self.encode(item, depth + 1) for item in value]
+        if kind is tuple:
+            return {"tuple": [self.encode(item, depth + 1) for item in value]}
+        if kind is dict:
+            pairs = []
+            for key, item in value.items():
+                if type(key) is not str:
+                    raise WireError(f"a dict with a {type(key).__name__} key; use str keys")
+                pairs.append([key, self.encode(item, depth + 1)])
+            return {"dict": pairs}
+        # The envelope is level 0 and the returned value level 1; deeper means "inside" the value.
+        where = f"a {kind.__name__}" if depth <= 1 else f"a value containing a {kind.__name__}"
+        raise WireError(f"{where}; return {_suggestion(value)}")
+
+
+def _drain(generator):
+    """A returned generator, drained to a list (running student code, so inside the call)."""
+    drained = []
+    for item in generator:
+        if len(drained) >= MAX_GENERATOR_ITEMS:
+            raise WireError(f"a generator of more than {MAX_GENERATOR_ITEMS:,} items")
+        drained.append(item)
+    return drained
+
+
+class _RecursionRoom:
+    """Raise the recursion limit while json walks a deep value, then put it back."""
+
+    def __enter__(self):
+        self.saved = sys.getrecursionlimit()
+        sys.setrecursionlimit(max(self.saved, _WIRE_RECURSION_LIMIT + len(_frames())))
+
+    def __exit__(self, *exc_info):
+        sys.setrecursionlimit(self.saved)
+
+
+def _frames():
+    """The current Python frames (to size the recursion allowance)."""
+    frame, frames = sys._getframe(), []
+    while frame is not None:
+        frames.append(frame)
+        frame = frame.f_back
+    return frames
+
+
+def _decode_tag(obj):
+    """json object_hook: every JSON object on the wire is a tuple or dict tag."""
+    if len(obj) == 1:
+        if type(obj.get("tuple")) is list:
+            return tuple(obj["tuple"])
+        pairs = obj.get("dict")
+        if type(pairs) is list and all(type(p) is list and len(p) == 2 and type(p[0]) is str for p in pairs):
+            return dict(pairs)
+    raise WireError("a message holds an object that is not a wire tag")
+
+
+def dumps(message):
+    """Encode a message of plain values, with its length prefix; raise WireError if it cannot cross."""
+    with _RecursionRoom():
+        body = json.dumps(_Encoder().encode(message), separators=(",", ":")).encode("utf-8")
+    if len(body) > MAX_MESSAGE_BYTES:
+        raise WireError(f"a value too large ({len(body):,} bytes of JSON; the limit is {MAX_MESSAGE_BYTES:,})")
+    return HEADER.pack(len(body)) + body
+
+
+def loads(body):
+    """Parse a message body; tags in it come back as tuples and dicts."""
+    try:
+        with _RecursionRoom():
+            return json.loads(body.decode("utf-8"), object_hook=_decode_tag)
+    except (ValueError, RecursionError) as exc:
+        raise WireError(f"malformed message: {exc}") from None
+
+
+def _read_exactly(fd, size):
+    chunks, remaining = [], size
+    while remaining:
+        chunk = os.read(fd, min(remaining, 1 << 20))
+        if not chunk:
+            raise EOFError
+        chunks.append(chunk)
+        remaining -= len(chunk)
+    return b"".join(chunks)
+
+
+def _write_all(fd, data):
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+
+
+# ---------------------------------------------------------------------------------------------
+# The serving side, run only inside the worker process.
+
+
+def _cap(text, limit=MAX_TEXT):
+    return text if len(text) <= limit else text[:limit] + " [... truncated]"
+
+
+def _safe_str(exc):
+    """str(exc), which runs student code; a failing or odd __str__ must not break the worker."""
+    try:
+        text = str(exc)
+    except BaseException:  # the student's __str__ may raise anything; the worker must answer anyway
+        return "<the exception's message could not be printed>"
+    return _cap(text) if type(text) is str else ""
+
+
+def _describe_exception(exc, module_path):
+    """The parts of a student exception the grading side may show: type, message, student lines."""
+    kind = type(exc)
+    builtin_chain = [
+        cls.__name__ for cls in kind.__mro__ if cls.__module__ == "builtins" and issubclass(cls, Exception)
+    ]
+    lines = []
+    tb = exc.__traceback__
+    while tb is not None:
+        code = tb.tb_frame.f_code
+        if os.path.realpath(code.co_filename) == module_path:
+            lines.append([tb.tb_lineno, code.co_name])
+        tb = tb.tb_next
+    if isinstance(exc, SyntaxError) and exc.filename and os.path.realpath(exc.filename) == module_path:
+        lines.append([exc.lineno or 0, "<module>"])
+    return {
+        "type": _cap(kind.__name__, 200),
+        "builtins": builtin_chain,
+        "is_exception": isinstance(exc, Exception),
+        # A SyntaxError's str() repeats the file and line, which the grading side prints anyway.
+        "message": _cap(str(exc.msg)) if isinstance(exc, SyntaxError) else _safe_str(exc),
+        "lines": lines[-MAX_TRACE_LINES:],
+    }
+
+
+class _Output:
+    """Captures fds 1 and 2 into unlinked files, read back and cleared around each call."""
+
+    def __init__(self, folder):
+        self.fds = {}
+        for name, target in (("stdout", 1), ("stderr", 2)):
+            path = os.path.join(folder, f".{name}")
+            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND, 0o600)
+            os.unlink(path)
+            os.dup2(fd, target)
+            os.close(fd)
+            self.fds[name] = target
+        null = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(null, 0)
+        os.close(null)
+
+    def reset(self):
+        for fd in self.fds.values():
+            try:
+                os.ftruncate(fd, 0)
+            except OSError:  # the student may have closed or replaced the fd; output is then lost
+                pass
+
+    def collect(self):
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except BaseException:  # a replaced or closed stream must not break the reply
+                pass
+        captured = {}
+        for name, fd in self.fds.items():
+            try:
+                size = os.fstat(fd).st_size
+                data = os.pread(fd, OUTPUT_CAP, 0)
+            except OSError:
+                size, data = 0, b""
+            text = data.decode("utf-8", "replace")
+            if size > OUTPUT_CAP:
+                text += "\n[... truncated]"
+            captured[name] = text
+        return captured
+
+
+def _apply_limits(limits):
+    """Lower the rlimits before any student code runs; an unprivileged process cannot raise them again."""
+    import resource
+
+    names = {
+        "as": "RLIMIT_AS", "cpu": "RLIMIT_CPU", "fsize": "RLIMIT_FSIZE", "nofile": "RLIMIT_NOFILE",
+        "nproc": "RLIMIT_NPROC", "core": "RLIMIT_CORE",
+    }
+    held = {}
+    for key, value in limits.items():
+        which = getattr(resource, names[key], None)
+        if which is None:
+            held[key] = False
+            continue
+        try:
+            resource.setrlimit(which, (value, value))
+            held[key] = resource.getrlimit(which) == (value, value)
+        except (ValueError, OSError):
+            # macOS refuses RLIMIT_AS, for example; the report's environment says which limits held.
+            held[key] = False
+    return held
+
+
+def _die_with_parent(parent_pid):
+    """Ask Linux to kill this worker if the grading process dies, so no worker outlives a grade."""
+    if not sys.platform.startswith("linux"):
+        return False
+    import ctypes
+    import signal
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    PR_SET_PDEATHSIG = 1
+    if libc.prctl(PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0) != 0:
+        return False
+    if os.getppid() != parent_pid:  # the parent died before the request took effect
+        os._exit(70)
+    return True
+
+
+def _import_student(module_name, folder, module_path):
+    import importlib
+
+    sys.path.insert(0, folder)
+    try:
+        module = importlib.import_module(module_name)
+    except BaseException as exc:  # a syntax error, an exception or even SystemExit at import
+        return None, _describe_exception(exc, module_path)
+    if os.path.realpath(getattr(module, "__file__", "") or "") != module_path:
+        return None, {"type": "ImportError", "builtins": ["ImportError"], "is_exception": True,
+                      "message": f"importing {module_name} did not load {os.path.basename(module_path)}",
+                      "lines": []}
+    return module, None
+
+
+def _serve(request_fd, reply_fd, settings):
+    folder = os.getcwd()
+    module_path = os.path.realpath(os.path.join(folder, settings["module"]))
+    held = _apply_limits(settings["limits"])
+    held["die_with_parent"] = _die_with_parent(settings["parent_pid"])
+    output = _Output(folder)
+
+    def reply(message):
+        _write_all(reply_fd, dumps(message))
+
+    module, error = _import_student(settings["module"][: -len(".py")], folder, module_path)
+    ready = {"kind": "ready", "python": sys.version.split()[0], "uid": os.getuid(), "limits": held,
+             "output": output.collect()}
+    if module is None:
+        reply({**ready, "error": error})
+        return
+    ready["functions"] = sorted(name for name in settings["functions"] if callable(getattr(module, name, None)))
+    reply(ready)
+
+    while True:
+        try:
+            size = HEADER.unpack(_read_exactly(request_fd, HEADER.size))[0]
+            request = loads(_read_exactly(request_fd, size))
+        except EOFError:
+            return
+        output.reset()
+        name = request["name"]
+        function = getattr(module, name, None)
+        if not callable(function):
+            reply({"kind": "missing", "name": name, "output": output.collect()})
+            continue
+        args, kwargs = request["args"], request["kwargs"]
+        try:
+            result = function(*args, **kwargs)
+            if type(result) is types.GeneratorType:
+                result = _drain(result)
+        except WireError as exc:
+            reply({"kind": "bad_value", "problem": str(exc), "output": output.collect()})
+            continue
+        except BaseException as exc:  # SystemExit and KeyboardInterrupt end only this call
+            reply({"kind": "raised", "error": _describe_exception(exc, module_path), "output": output.collect()})
+            continue
+        message = {"kind": "returned", "value": result, "output": output.collect()}
+        if request["observe"]:
+            message["args"], message["kwargs"] = args, kwargs
+        try:
+            encoded = dumps(message)
+        except WireError as exc:
+            encoded = dumps({"kind": "bad_value", "problem": str(exc), "output": message["output"]})
+        except BaseException:  # an odd metaclass can run student code even while types are checked
+            problem = "a value that could not be encoded; return plain values"
+            encoded = dumps({"kind": "bad_value", "problem": problem, "output": message["output"]})
+        _write_all(reply_fd, encoded)
+
+
+def main():
+    """Entry point: worker.py REQUEST_FD REPLY_FD SETTINGS_JSON."""
+    request_fd, reply_fd = int(sys.argv[1]), int(sys.argv[2])
+    settings = json.loads(sys.argv[3])
+    _serve(request_fd, reply_fd, settings)
+
+
+if __name__ == "__main__":
+    main()
