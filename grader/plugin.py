@@ -254,7 +254,7 @@ class GradingSession:
             outcome = "failed"
             message = call.excinfo.exconly() if public else None
         if not public:
-            message = " ".join(part for part in (message, hint and f"Hint: {hint}") if part) or "this hidden check failed"
+            message = "\n".join(part for part in (message, hint and f"Hint: {hint}") if part) or "this hidden check failed"
         elif hint:
             message = f"{message}\nHint: {hint}"
         return {"outcome": outcome, "message": cap(message)}

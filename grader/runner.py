@@ -108,6 +108,21 @@ def prepare_submission(submission: Path, module: str, target: Path) -> None:
         shutil.copyfile(submission, target / module)
     if not (target / module).is_file():
         raise _SubmissionProblem(f"the submission has no {module}")
+    _check_source_text(target / module)
+
+
+def _check_source_text(path: Path) -> None:
+    """Refuse binary and non-UTF-8 files up front, with a message that says what is wrong and where."""
+    data = path.read_bytes()
+    if b"\0" in data:
+        raise _SubmissionProblem(f"{path.name} is not Python source: it contains NUL bytes (is it a binary file?)")
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise _SubmissionProblem(
+            f"{path.name} line {line}: byte 0x{data[exc.start]:02x} is not UTF-8; save the file as UTF-8"
+        ) from None
 
 
 def protect_secrets(kit: Kit) -> None:
@@ -134,7 +149,8 @@ def _pytest_command(run_dir: Path, exercise: Exercise, check_files: list[Path]) 
         # pytest-timeout's signal method is safe here because no student code runs in this process.
         "--timeout", f"{exercise.check_timeout:g}", "--timeout-method", "signal",
         "--grade-config", str(run_dir / "config.json"),
-        "-q", "--no-header", "-p", "no:warnings",
+        # -vv: full assertion diffs in public messages, instead of "use -v to get more diff".
+        "-vv", "--no-header", "-p", "no:warnings",
         *(str(path) for path in check_files),
     ]
 

@@ -543,13 +543,13 @@ class Sandbox:
         worker = SandboxWorker(settings, self.interpreter)
         self.uids_used.add(worker.uid)
         try:
-            ready = worker.exchange(None, IMPORT_TIMEOUT, f"importing {module}")
+            ready = worker.exchange(None, IMPORT_TIMEOUT, f"the import of {module}")
         except CallTimedOut:
             self.import_error = f"{module}: importing the module did not finish within {IMPORT_TIMEOUT:g} s"
             raise ImportFailed(self.import_error) from None
         except WorkerCrashed as exc:
             detail = worker.boot_error()
-            self.import_error = f"{module}: {exc.message}" + (f" ({detail})" if detail else "")
+            self.import_error = exc.message + (f" ({detail})" if detail else "")
             raise ImportFailed(self.import_error) from None
         if ready.get("kind") != "ready":
             worker.close()

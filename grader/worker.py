@@ -94,7 +94,9 @@ class _Encoder:
                 pairs.append([key, self.encode(item, depth + 1)])
             return {"dict": pairs}
         # The envelope is level 0 and the returned value level 1; deeper means "inside" the value.
-        where = f"a {kind.__name__}" if depth <= 1 else f"a value containing a {kind.__name__}"
+        name = kind.__name__
+        article = "an" if name[:1].lower() in "aeiou" else "a"
+        where = f"{article} {name}" if depth <= 1 else f"a value containing {article} {name}"
         raise WireError(f"{where}; return {_suggestion(value)}")
 
 

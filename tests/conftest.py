@@ -1,0 +1,60 @@
+"""Shared fixtures for the kit's own tests: the kits, the report schema, and a way to run `grade`."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from grader.catalog import Kit
+from grader.formats import load_schema
+
+REPO = Path(__file__).resolve().parent.parent
+TOY_KIT = Path(__file__).resolve().parent / "fixtures" / "kit"
+GRADE = [sys.executable, "-m", "grader.cli"]
+
+
+@pytest.fixture(scope="session")
+def schema_validator():
+    """Validates a native report (or a summary) against the schema shipped in the package."""
+    schema = load_schema()
+    jsonschema.Draft202012Validator.check_schema(schema)
+    return jsonschema.Draft202012Validator(schema)
+
+
+@pytest.fixture
+def validate_report(schema_validator):
+    """Assert that a report is valid against the schema, and return it."""
+
+    def check(report: dict) -> dict:
+        schema_validator.validate(report)
+        return report
+
+    return check
+
+
+@pytest.fixture
+def toy_kit(tmp_path) -> Kit:
+    """A private copy of the toy kit, so tests may write reports and change files freely."""
+    root = tmp_path / "kit"
+    shutil.copytree(TOY_KIT, root)
+    return Kit(root)
+
+
+@pytest.fixture(scope="session")
+def repo_kit() -> Kit:
+    """The real kit in this repository."""
+    return Kit(REPO)
+
+
+def run_grade(*args: str, cwd: Path, env: dict | None = None, timeout: float = 300) -> subprocess.CompletedProcess:
+    """Run the `grade` CLI in a subprocess, as a user or CI would."""
+    full_env = {**os.environ, "COLUMNS": "200", **(env or {})}
+    return subprocess.run(
+        [*GRADE, *args], cwd=cwd, env=full_env, capture_output=True, text=True, timeout=timeout, check=False
+    )

@@ -1,0 +1,6 @@
+TABLE = {}
+FIRST = TABLE["first"]
+
+
+def add(a, b):
+    return a + b

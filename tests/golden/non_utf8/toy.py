@@ -1,0 +1,3 @@
+# café
+def add(a, b):
+    return a + b
