@@ -122,9 +122,17 @@ class GradingSession:
         self.checks: dict[str, dict] = {}
         self.outputs: dict[str, list[str]] = {}
         self.failures: dict[str, dict] = {}
+        self.collection_errors: list[str] = []
         self._sandbox: Sandbox | None = None
 
     # -- collection: the list of checks is written before anything runs, so scoring fails closed.
+
+    def pytest_collectreport(self, report):
+        """Remember check files that failed to import: a fault in the kit, not in the submission."""
+        if report.failed:
+            lines = [line for line in str(report.longrepr).splitlines() if line.startswith("E ")]
+            detail = lines[-1][1:].strip() if lines else str(report.longrepr).strip().splitlines()[-1]
+            self.collection_errors.append(f"{report.nodeid}: {detail}")
 
     @pytest.hookimpl(trylast=True)
     def pytest_collection_modifyitems(self, session, config, items):
@@ -153,7 +161,8 @@ class GradingSession:
                 "nodeid": item.nodeid, "id": report_id, "name": name, "visibility": visibility,
                 "points": float(points if points is not None else 1), "hint": hint, "budget_s": float(budget),
             }
-        (self.run_dir / "collected.json").write_text(json.dumps(list(self.checks.values())), encoding="utf-8")
+        collected = {"checks": list(self.checks.values()), "errors": self.collection_errors}
+        (self.run_dir / "collected.json").write_text(json.dumps(collected), encoding="utf-8")
 
     def pytest_collection_finish(self, session):
         """Start the sandbox and import the module once, before the first check."""

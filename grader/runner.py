@@ -169,7 +169,7 @@ def _wait_for_pytest(process: subprocess.Popen, run_dir: Path, started: float) -
     while process.poll() is None:
         collected = _read_json(run_dir / "collected.json")
         if collected is not None:
-            limit = sum(check["budget_s"] for check in collected) + IMPORT_TIMEOUT + RUN_SLACK
+            limit = sum(check["budget_s"] for check in collected["checks"]) + IMPORT_TIMEOUT + RUN_SLACK
         if time.monotonic() - started > limit:
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(process.pid, signal.SIGKILL)
@@ -229,6 +229,8 @@ def grade(kit: Kit, exercise: Exercise, submission: Submission, seed: int | None
             kill_children()
         collected = _read_json(run_dir / "collected.json")
         raw = _read_json(run_dir / "raw.json")
+        if collected is not None and collected["errors"]:
+            raise KitError(f"the checks could not be collected: {collected['errors'][0]}")
         if collected is None and fault is None:
             log_lines = (run_dir / "pytest.log").read_text(errors="replace").strip().splitlines()
             detail = next((line for line in reversed(log_lines) if line.startswith(("E ", "ERROR"))), None)
@@ -240,7 +242,7 @@ def grade(kit: Kit, exercise: Exercise, submission: Submission, seed: int | None
             exercise={"id": exercise.id, "slug": exercise.slug, "title": exercise.title},
             submission={"path": submission.shown_as, "sha256": sha256},
             seed=seed,
-            collected=collected or [],
+            collected=(collected or {}).get("checks", []),
             raw=raw,
             sandbox=sandbox_info,
             fault=fault,

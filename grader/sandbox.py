@@ -328,6 +328,7 @@ class SandboxSettings:
     cpu_seconds: int
     hash_seed: int
     drop_privileges: bool = field(default_factory=lambda: os.geteuid() == 0)
+    import_timeout: float = IMPORT_TIMEOUT
 
 
 @dataclass
@@ -543,9 +544,9 @@ class Sandbox:
         worker = SandboxWorker(settings, self.interpreter)
         self.uids_used.add(worker.uid)
         try:
-            ready = worker.exchange(None, IMPORT_TIMEOUT, f"the import of {module}")
+            ready = worker.exchange(None, settings.import_timeout, f"the import of {module}")
         except CallTimedOut:
-            self.import_error = f"{module}: importing the module did not finish within {IMPORT_TIMEOUT:g} s"
+            self.import_error = f"{module}: importing the module did not finish within {settings.import_timeout:g} s"
             raise ImportFailed(self.import_error) from None
         except WorkerCrashed as exc:
             detail = worker.boot_error()

@@ -42,7 +42,7 @@ def validate_report(schema_validator):
 def toy_kit(tmp_path) -> Kit:
     """A private copy of the toy kit, so tests may write reports and change files freely."""
     root = tmp_path / "kit"
-    shutil.copytree(TOY_KIT, root)
+    shutil.copytree(TOY_KIT, root, ignore=shutil.ignore_patterns("reports", "__pycache__"))
     return Kit(root)
 
 

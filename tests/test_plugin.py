@@ -1,0 +1,166 @@
+"""The pytest plugin: check names, visibility, markers, and what a hidden check may reveal."""
+
+from __future__ import annotations
+
+import random
+from types import SimpleNamespace
+
+import pytest
+
+from grader.plugin import check_name
+from grader.runner import Submission, grade
+
+
+def _item(function, originalname=None):
+    return SimpleNamespace(function=function, originalname=originalname or function.__name__)
+
+
+def test_a_check_is_named_by_its_docstring_first_line():
+    def test_anything():
+        """the worked example
+
+        More words that are not part of the name.
+        """
+
+    assert check_name(_item(test_anything)) == "the worked example"
+
+
+def test_without_a_docstring_the_function_name_becomes_words():
+    def test_random_trees_with_ties():
+        pass
+
+    assert check_name(_item(test_random_trees_with_ties)) == "random trees with ties"
+
+
+def _grade_source(kit, source: str, seed: int = 7) -> dict:
+    path = kit.root / "submitted.py"
+    path.write_text(source)
+    return grade(kit, kit.resolve("ex01"), Submission(path, "submitted.py"), seed=seed)
+
+
+OFF_BY_ONE = '''
+def add(a, b):
+    print("secret-looking output", a, b)
+    return a + b + 1
+
+def pair(x):
+    return (x, x)
+
+def tag(n):
+    if n < 0:
+        raise ValueError(f"bad n {n}")
+    return {"n": n}
+
+def push(items, item):
+    items.append(item)
+    return len(items)
+'''
+
+
+def test_a_failed_hidden_check_shows_its_name_and_hint_but_no_inputs_or_output(toy_kit):
+    report = _grade_source(toy_kit, OFF_BY_ONE, seed=7)
+    hidden = [t for t in report["tests"] if t["visibility"] == "hidden" and t["name"].startswith("add of random")]
+    assert [t["name"] for t in hidden] == ["add of random integers #1", "add of random integers #2"]
+    assert [t["id"] for t in hidden] == ["checks/test_hidden.py::test_add_random[1]",
+                                         "checks/test_hidden.py::test_add_random[2]"]
+    for test in hidden:
+        assert test["outcome"] == "failed"
+        assert test["message"] == "Hint: add must work for any two integers."
+        assert test["output"] is None
+    # The inputs the check drew, and the sums, must appear nowhere in the report.
+    text = str(report)
+    for case in (1, 2):
+        draw = random.Random(f"7:checks/test_hidden.py::test_add_random[{case}]")
+        a, b = draw.randint(-10**6, 10**6), draw.randint(-10**6, 10**6)
+        for number in (a, b, a + b, a + b + 1):
+            assert str(number) not in text
+
+
+def test_a_failed_public_check_shows_everything(toy_kit):
+    report = _grade_source(toy_kit, OFF_BY_ONE)
+    add = report["tests"][0]
+    assert add["visibility"] == "public" and add["outcome"] == "failed"
+    assert "assert 6 == 5" in add["message"]
+    assert add["output"] == "secret-looking output 2 3\n"
+
+
+def test_a_student_exception_in_a_hidden_check_shows_type_and_line_only(toy_kit):
+    source = OFF_BY_ONE.replace('return {"n": n}', 'raise KeyError(f"leaked {n}")')
+    report = _grade_source(toy_kit, source)
+    tag = next(t for t in report["tests"] if t["name"] == "tag rejects a negative number")
+    assert tag["message"] == "your code raised KeyError (toy.py line 12 in tag)\nHint: A negative n is bad input."
+
+
+def test_hidden_parametrize_ids_never_reach_the_report(toy_kit):
+    hidden = toy_kit.root / "exercises" / "ex01_toy" / "checks" / "test_hidden.py"
+    hidden.write_text(hidden.read_text() + '''
+
+@pytest.mark.parametrize("a, b", [(123457, 765431)], ids=["case-123457"])
+def test_add_listed(student, a, b):
+    """add of a listed pair"""
+    assert student.add(a, b) == a + b
+''')
+    report = _grade_source(toy_kit, OFF_BY_ONE)
+    assert "123457" not in str(report) and "765431" not in str(report)
+    listed = next(t for t in report["tests"] if t["name"] == "add of a listed pair #1")
+    assert listed["id"] == "checks/test_hidden.py::test_add_listed[1]"
+
+
+def test_points_and_order_follow_the_markers_and_files(toy_kit):
+    report = _grade_source(toy_kit, OFF_BY_ONE)
+    assert [(t["visibility"], t["max_score"]) for t in report["tests"]] == [
+        ("public", 2.0), ("public", 1.0), ("hidden", 1.0), ("hidden", 1.0), ("hidden", 2.0), ("hidden", 1.0),
+    ]
+
+
+def test_the_rng_fixture_is_seeded_from_the_run(toy_kit):
+    checks = toy_kit.root / "exercises" / "ex01_toy" / "checks" / "test_hidden.py"
+    checks.write_text(checks.read_text() + '''
+
+def test_reveal_rng(student, rng):
+    """reveals its random draw"""
+    pytest.fail(f"drew {rng.random()!r}")
+''')
+    first = _grade_source(toy_kit, OFF_BY_ONE, seed=11)
+    second = _grade_source(toy_kit, OFF_BY_ONE, seed=11)
+    third = _grade_source(toy_kit, OFF_BY_ONE, seed=12)
+    message = [t["message"] for t in first["tests"] if t["name"] == "reveals its random draw"][0]
+    assert message == [t["message"] for t in second["tests"] if t["name"] == "reveals its random draw"][0]
+    assert message != [t["message"] for t in third["tests"] if t["name"] == "reveals its random draw"][0]
+    expected = random.Random("11:checks/test_hidden.py::test_reveal_rng").random()
+    assert message == f"drew {expected!r}"
+
+
+def test_a_call_timeout_marker_overrides_the_exercise_default(toy_kit):
+    checks = toy_kit.root / "exercises" / "ex01_toy" / "checks" / "test_public.py"
+    checks.write_text(checks.read_text() + '''
+
+@pytest.mark.call_timeout(0.2)
+def test_quick(student):
+    """must answer fast"""
+    assert student.add(1, 1) == 2
+''')
+    slow = OFF_BY_ONE.replace("def add(a, b):", "def add(a, b):\n    import time; time.sleep(0.5)")
+    report = _grade_source(toy_kit, slow)
+    quick = next(t for t in report["tests"] if t["name"] == "must answer fast")
+    assert quick["outcome"] == "timeout" and quick["message"] == "add did not return within 0.2 s"
+    small = next(t for t in report["tests"] if t["name"] == "add of two small numbers")
+    assert small["outcome"] == "failed"  # the default 1 s deadline let the slow add answer
+
+
+def test_the_whole_check_budget_is_enforced_by_pytest_timeout(toy_kit):
+    checks = toy_kit.root / "exercises" / "ex01_toy" / "checks" / "test_public.py"
+    checks.write_text(checks.read_text() + '''
+
+@pytest.mark.timeout(1)
+def test_many_calls(student):
+    """many calls"""
+    for _ in range(100):
+        student.add(1, 1)
+''')
+    slow = OFF_BY_ONE.replace("def add(a, b):", "def add(a, b):\n    import time; time.sleep(0.05)")
+    report = _grade_source(toy_kit, slow)
+    many = next(t for t in report["tests"] if t["name"] == "many calls")
+    assert many["outcome"] == "timeout" and many["message"] == "the check did not finish within 1 s"
+    # The interrupted call's worker was replaced, so the next checks still ran.
+    assert next(t for t in report["tests"] if t["name"] == "pair is a tuple")["outcome"] == "passed"

@@ -1,0 +1,174 @@
+"""The runner: laying out submissions, seeds, protecting secrets, and failing closed."""
+
+from __future__ import annotations
+
+import os
+import stat
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from grader import runner
+from grader.catalog import KitError
+from grader.runner import Submission, _SubmissionProblem, derive_seed, grade, prepare_submission
+
+GOOD = "def add(a, b):\n    return a + b\n"
+
+
+def test_a_file_is_copied_under_the_module_name(tmp_path):
+    source = tmp_path / "my_homework.py"
+    source.write_text(GOOD)
+    prepare_submission(source, "toy.py", tmp_path / "out")
+    assert (tmp_path / "out" / "toy.py").read_text() == GOOD
+
+
+def test_a_folder_is_laid_out_from_its_shallowest_module(tmp_path):
+    folder = tmp_path / "sub"
+    (folder / "deep" / "deeper").mkdir(parents=True)
+    (folder / "deep" / "toy.py").write_text(GOOD)
+    (folder / "deep" / "helper.py").write_text("X = 1\n")
+    (folder / "deep" / "deeper" / "toy.py").write_text("raise SystemExit\n")
+    prepare_submission(folder, "toy.py", tmp_path / "out")
+    assert (tmp_path / "out" / "toy.py").read_text() == GOOD
+    assert (tmp_path / "out" / "helper.py").exists()
+
+
+def test_symlinks_in_a_folder_are_not_followed(tmp_path):
+    folder = tmp_path / "sub"
+    folder.mkdir()
+    (folder / "toy.py").write_text(GOOD)
+    (folder / "secret.txt").symlink_to("/etc/hostname")
+    prepare_submission(folder, "toy.py", tmp_path / "out")
+    assert not (tmp_path / "out" / "secret.txt").exists()
+
+
+def test_zip_members_outside_the_module_folder_are_ignored(tmp_path):
+    archive = tmp_path / "hw.zip"
+    with zipfile.ZipFile(archive, "w") as handle:
+        handle.writestr("hw/toy.py", GOOD)
+        handle.writestr("../escape.py", "X = 1\n")
+        handle.writestr("/abs.py", "X = 1\n")
+        handle.writestr("other/notes.txt", "x\n")
+    prepare_submission(archive, "toy.py", tmp_path / "out")
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["toy.py"]
+    assert not (tmp_path / "escape.py").exists()
+
+
+@pytest.mark.parametrize(
+    "content, words",
+    [
+        (b"PK\x03\x04 broken", "is not a readable zip file"),
+        (None, "has no toy.py"),
+    ],
+)
+def test_bad_zips_are_submission_problems(tmp_path, content, words):
+    archive = tmp_path / "hw.zip"
+    if content is None:
+        with zipfile.ZipFile(archive, "w") as handle:
+            handle.writestr("readme.txt", "x")
+    else:
+        archive.write_bytes(content)
+    with pytest.raises(_SubmissionProblem, match=words):
+        prepare_submission(archive, "toy.py", tmp_path / "out")
+
+
+def test_an_oversized_folder_is_refused(tmp_path, monkeypatch):
+    folder = tmp_path / "sub"
+    folder.mkdir()
+    (folder / "toy.py").write_text(GOOD)
+    (folder / "big.bin").write_bytes(b"x" * 4096)
+    monkeypatch.setattr(runner, "MAX_SUBMISSION_BYTES", 1024)
+    with pytest.raises(_SubmissionProblem, match="more than"):
+        runner._copy_tree(folder, tmp_path / "out", limit=1024)
+
+
+def test_the_default_seed_follows_the_code():
+    assert derive_seed("ex04", "a" * 64) == derive_seed("ex04", "a" * 64)
+    assert derive_seed("ex04", "a" * 64) != derive_seed("ex04", "b" * 64)
+    assert derive_seed("ex04", "a" * 64) != derive_seed("ex05", "a" * 64)
+    assert 0 <= derive_seed("ex04", "") < 2**32
+
+
+def test_same_code_same_seed_same_report(toy_kit, validate_report):
+    exercise = toy_kit.resolve("ex01")
+    submission = Submission(toy_kit.root / "solutions" / "ex01_toy" / "toy.py", "toy.py")
+    first, second = (validate_report(grade(toy_kit, exercise, submission)) for _ in range(2))
+    assert first["seed"] == second["seed"]
+    assert [t["outcome"] for t in first["tests"]] == [t["outcome"] for t in second["tests"]]
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="secrets are protected only when grading as root")
+def test_as_root_checks_and_solutions_become_owner_only(toy_kit):
+    exercise = toy_kit.resolve("ex01")
+    grade(toy_kit, exercise, Submission(exercise.stub_path, "toy.py"))
+    for secret in (toy_kit.root / "solutions", exercise.checks_dir):
+        assert stat.S_IMODE(secret.stat().st_mode) & 0o077 == 0
+
+
+def _add_check(kit, source: str) -> None:
+    (kit.root / "exercises" / "ex01_toy" / "checks" / "test_zz_extra.py").write_text(source)
+
+
+def test_a_grading_process_that_dies_fails_closed(toy_kit, validate_report):
+    _add_check(toy_kit, "import os\n\ndef test_dies(student):\n    os._exit(0)\n")
+    exercise = toy_kit.resolve("ex01")
+    solution = Submission(toy_kit.root / "solutions" / "ex01_toy" / "toy.py", "toy.py")
+    report = validate_report(grade(toy_kit, exercise, solution, seed=1))
+    assert report["status"] == "error"
+    assert report["score"] == 0
+    assert "wrote no results" in report["message"]
+    assert all(test["score"] == 0 for test in report["tests"])
+
+
+def test_the_outer_wall_clock_limit_stops_a_stuck_grading_process(toy_kit, monkeypatch, validate_report):
+    # A check that blocks pytest-timeout's SIGALRM can only be stopped by the outer limit.
+    _add_check(
+        toy_kit,
+        "import signal, time\nimport pytest\n\n@pytest.mark.timeout(1)\ndef test_stuck(student):\n"
+        "    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGALRM})\n    time.sleep(120)\n",
+    )
+    toml = toy_kit.root / "exercises" / "ex01_toy" / "exercise.toml"
+    toml.write_text(toml.read_text().replace("check_timeout = 10.0", "check_timeout = 1.0"))
+    monkeypatch.setattr(runner, "RUN_SLACK", 1.0)
+    monkeypatch.setattr(runner, "IMPORT_TIMEOUT", 1.0)
+    exercise = toy_kit.resolve("ex01")
+    solution = Submission(toy_kit.root / "solutions" / "ex01_toy" / "toy.py", "toy.py")
+    report = validate_report(grade(toy_kit, exercise, solution, seed=1))
+    assert report["status"] == "error"
+    assert "ran past its" in report["message"]
+    assert report["duration_s"] < 30
+    assert report["score"] == 0
+
+
+def test_checks_that_cannot_be_collected_are_a_kit_fault(toy_kit):
+    _add_check(toy_kit, "def test_broken(:\n")
+    exercise = toy_kit.resolve("ex01")
+    with pytest.raises(KitError, match="could not be collected"):
+        grade(toy_kit, exercise, Submission(exercise.stub_path, "toy.py"))
+
+
+def test_a_bad_points_marker_is_a_kit_fault(toy_kit):
+    _add_check(toy_kit, "import pytest\n\n@pytest.mark.points(-1)\ndef test_bad(student):\n    pass\n")
+    exercise = toy_kit.resolve("ex01")
+    with pytest.raises(KitError, match="points"):
+        grade(toy_kit, exercise, Submission(exercise.stub_path, "toy.py"))
+
+
+def test_an_exercise_without_check_files_is_a_kit_fault(toy_kit):
+    exercise = toy_kit.resolve("ex01")
+    for path in exercise.checks_dir.glob("test_*.py"):
+        path.unlink()
+    with pytest.raises(KitError, match="no test_"):
+        grade(toy_kit, exercise, Submission(exercise.stub_path, "toy.py"))
+
+
+def test_a_check_can_tell_the_student_why_with_pytest_fail_even_when_hidden(toy_kit):
+    exercise = toy_kit.resolve("ex01")
+    wrong = toy_kit.root / "wrong_push.py"
+    wrong.write_text(Path(toy_kit.root / "solutions" / "ex01_toy" / "toy.py").read_text().replace(
+        "items.append(item)", "items = items + [item]"))
+    report = grade(toy_kit, exercise, Submission(wrong, "wrong_push.py"), seed=1)
+    push = next(test for test in report["tests"] if test["name"] == "push appends to the list it is given")
+    assert push["visibility"] == "hidden"
+    assert push["message"] == "push must append to the list it was given"

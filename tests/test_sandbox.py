@@ -1,0 +1,332 @@
+"""The sandbox with real worker processes: values, exceptions, timeouts, crashes, limits and isolation."""
+
+from __future__ import annotations
+
+import os
+import signal
+import stat
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from grader.sandbox import (
+    BadReturnValue,
+    CallTimedOut,
+    ImportFailed,
+    MissingFunction,
+    RaisedBaseException,
+    Sandbox,
+    SandboxSettings,
+    WorkerCrashed,
+    choose_interpreter,
+    describe_exit,
+    uid_range,
+)
+
+as_root = pytest.mark.skipif(os.geteuid() != 0, reason="the uid drop happens only when grading as root")
+
+STUDENT = '''
+import os, signal, sys, time
+
+def add(a, b):
+    return a + b
+
+def echo(*args, **kwargs):
+    return [list(args), kwargs]
+
+def pid():
+    return os.getpid()
+
+def python_loop():
+    while True:
+        pass
+
+def c_loop():
+    return sum(range(10**13))
+
+def stubborn_loop():
+    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGALRM, signal.SIGXCPU):
+        signal.signal(sig, signal.SIG_IGN)
+    while True:
+        try:
+            time.sleep(0.01)
+        except BaseException:
+            pass
+
+class BadTree(ValueError):
+    pass
+
+def bad_tree():
+    raise BadTree("the tree is empty")
+
+def decode_error():
+    b"\\xff".decode("utf-8")
+
+def exits():
+    sys.exit(3)
+
+def interrupted():
+    raise KeyboardInterrupt
+
+def hard_exit():
+    os._exit(0)
+
+def segfault():
+    nested = [0]
+    for _ in range(10**6):
+        nested = map(abs, nested)
+    return list(nested)
+
+def returns_set():
+    return {1, 2}
+
+def returns_generator():
+    return (i * i for i in range(4))
+
+def mutate(items):
+    items.append("added")
+    items[0] = "changed"
+
+def noisy():
+    print("x" * 200_000)
+    print("to stderr", file=sys.stderr)
+    return 1
+
+def environment():
+    return dict(os.environ)
+
+def identity():
+    return [os.getuid(), os.getgid(), os.getgroups(), os.getcwd()]
+
+def read(path):
+    with open(path) as handle:
+        return handle.read()
+
+def hash_order(words):
+    return list(set(words))
+
+def allocate(megabytes):
+    return len(bytearray(megabytes * 2**20))
+
+def spawn_escaper():
+    child = os.fork()
+    if child == 0:
+        os.setsid()
+        time.sleep(600)
+        os._exit(0)
+    return child
+'''
+
+
+def make_sandbox(tmp_path: Path, source: str = STUDENT, **overrides) -> Sandbox:
+    folder = tmp_path / "submission"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "mod.py").write_text(textwrap.dedent(source), encoding="utf-8")
+    settings = dict(module="mod.py", functions=("add", "echo", "absent"), source_dir=folder, memory_mb=256,
+                    cpu_seconds=120, hash_seed=1234, import_timeout=3.0)
+    settings.update(overrides)
+    return Sandbox(SandboxSettings(**settings))
+
+
+@pytest.fixture
+def sandbox(tmp_path):
+    box = make_sandbox(tmp_path)
+    box.start()
+    yield box
+    box.close()
+
+
+def call(box: Sandbox, name: str, *args, timeout: float = 5.0, **kwargs):
+    return box.call(name, args, kwargs, timeout=timeout).value
+
+
+def test_a_call_returns_the_plain_value(sandbox):
+    assert call(sandbox, "add", 2, 3) == 5
+    assert call(sandbox, "echo", (1, 2), key={"a": (3,)}) == [[(1, 2)], {"key": {"a": (3,)}}]
+
+
+def test_missing_functions_are_reported(sandbox):
+    assert sandbox.missing_functions() == ["absent"]
+    with pytest.raises(MissingFunction, match="mod.py has no function absent"):
+        call(sandbox, "absent")
+
+
+def test_observed_call_returns_the_arguments_after_the_call(sandbox):
+    reply = sandbox.call("mutate", (["a", "b"],), {}, timeout=5, observe=True)
+    assert reply.value is None
+    assert reply.args == [["changed", "b", "added"]]
+
+
+def test_student_exception_comes_back_as_its_nearest_builtin(sandbox):
+    with pytest.raises(ValueError) as caught:
+        call(sandbox, "bad_tree")
+    info = caught.value.student_error
+    assert (info.type, info.message) == ("BadTree", "the tree is empty")
+    assert info.lines and info.lines[-1][1] == "bad_tree"
+    assert "BadTree: the tree is empty" in str(caught.value)
+
+
+def test_builtin_with_a_special_constructor_falls_back_to_a_base(sandbox):
+    with pytest.raises(ValueError) as caught:
+        call(sandbox, "decode_error")
+    assert caught.value.student_error.type == "UnicodeDecodeError"
+
+
+@pytest.mark.parametrize("name, raised", [("exits", "SystemExit"), ("interrupted", "KeyboardInterrupt")])
+def test_base_exceptions_end_only_the_call(sandbox, name, raised):
+    before = call(sandbox, "pid")
+    with pytest.raises(RaisedBaseException, match=f"your code raised {raised}"):
+        call(sandbox, name)
+    assert call(sandbox, "pid") == before
+
+
+@pytest.mark.parametrize("name", ["python_loop", "c_loop", "stubborn_loop"])
+def test_a_call_past_its_deadline_is_killed_and_the_next_gets_a_fresh_worker(sandbox, name):
+    before = call(sandbox, "pid")
+    started = time.monotonic()
+    with pytest.raises(CallTimedOut, match=f"{name} did not return within 0.5 s"):
+        call(sandbox, name, timeout=0.5)
+    assert time.monotonic() - started < 3
+    assert call(sandbox, "pid") != before
+    assert not Path(f"/proc/{before}").exists() or "Z" in Path(f"/proc/{before}/stat").read_text().split()[2]
+
+
+def test_timeouts_cannot_be_caught_by_a_broad_except(sandbox):
+    with pytest.raises(CallTimedOut):
+        try:
+            call(sandbox, "python_loop", timeout=0.3)
+        except Exception:  # what a careless check might write; the timeout must not vanish into it
+            pytest.fail("a timeout was caught as an ordinary exception")
+
+
+@pytest.mark.parametrize("name, words", [("hard_exit", "exited with status 0"), ("segfault", "SIGSEGV")])
+def test_a_crash_fails_the_call_with_its_cause_and_the_next_call_works(sandbox, name, words):
+    with pytest.raises(WorkerCrashed, match=words):
+        call(sandbox, name, timeout=20)
+    assert call(sandbox, "add", 1, 1) == 2
+
+
+def test_values_that_are_not_plain_are_refused(sandbox):
+    with pytest.raises(BadReturnValue, match="returns_set returned a set; return a list or tuple"):
+        call(sandbox, "returns_set")
+
+
+def test_a_returned_generator_is_drained(sandbox):
+    assert call(sandbox, "returns_generator") == [0, 1, 4, 9]
+
+
+def test_output_is_captured_per_call_and_capped(sandbox):
+    reply = sandbox.call("noisy", (), {}, timeout=5)
+    assert reply.value == 1
+    assert "[... truncated]" in reply.output
+    assert len(reply.output) < 70_000
+    assert sandbox.call("add", (1, 2), {}, timeout=5).output == ""
+
+
+def test_the_environment_is_clean_and_the_hash_seed_fixed(tmp_path, monkeypatch):
+    monkeypatch.setenv("MINIMAX_KIT_CANARY", "do-not-leak")
+    box = make_sandbox(tmp_path)
+    try:
+        env = call(box, "environment")
+    finally:
+        box.close()
+    assert "MINIMAX_KIT_CANARY" not in env
+    assert env["PYTHONHASHSEED"] == "1234"
+    assert set(env) <= {"PATH", "HOME", "TMPDIR", "LANG", "PYTHONHASHSEED", "PYTHONDONTWRITEBYTECODE",
+                        "PYTHONIOENCODING", "LC_CTYPE"}
+
+
+def test_set_order_repeats_with_the_same_hash_seed(tmp_path):
+    words = [f"w{i}" for i in range(50)]
+    orders = []
+    for attempt in range(2):
+        box = make_sandbox(tmp_path / str(attempt))
+        try:
+            orders.append(call(box, "hash_order", words))
+        finally:
+            box.close()
+    assert orders[0] == orders[1]
+
+
+def test_the_memory_limit_holds(sandbox):
+    with pytest.raises(MemoryError):
+        call(sandbox, "allocate", 1024)
+    assert call(sandbox, "allocate", 16) == 16 * 2**20
+
+
+@pytest.mark.parametrize(
+    "source, words",
+    [
+        ("def add(a, b):\n    return a +\n", "mod.py line 2: SyntaxError: invalid syntax"),
+        ("x = 1 / 0\n", "mod.py line 1: ZeroDivisionError: division by zero"),
+        ("import sys\nsys.exit(4)\n", "mod.py line 2: SystemExit: 4"),
+        ("while True:\n    pass\n", "importing the module did not finish within 1 s"),
+        ("import os\nos._exit(9)\n", "exited with status 9"),
+    ],
+)
+def test_import_failures_are_one_clear_line_and_final(tmp_path, source, words):
+    box = make_sandbox(tmp_path, source, import_timeout=1.0)
+    with pytest.raises(ImportFailed) as caught:
+        box.start()
+    assert words in caught.value.message
+    assert "\n" not in caught.value.message
+    with pytest.raises(ImportFailed):  # no second attempt: every later call fails at once
+        call(box, "add", 1, 2)
+    box.close()
+
+
+def test_describe_exit_names_signals_and_statuses():
+    assert "SIGKILL" in describe_exit(-signal.SIGKILL)
+    assert "status 3" in describe_exit(3)
+    assert describe_exit(None) == "the worker stopped answering"
+
+
+@as_root
+def test_as_root_the_worker_runs_as_a_group_less_unprivileged_uid(sandbox):
+    uid, gid, groups, cwd = call(sandbox, "identity")
+    low, high = uid_range()
+    assert low <= uid <= high and gid == uid and groups == []
+    assert stat.S_IMODE(os.stat(cwd).st_mode) == 0o700 and os.stat(cwd).st_uid == uid
+    assert sandbox.environment()["privileges_dropped"] is True
+
+
+@as_root
+def test_as_root_the_worker_cannot_read_owner_only_files(sandbox, tmp_path):
+    secret_dir = tmp_path / "secret"
+    secret_dir.mkdir(mode=0o700)
+    (secret_dir / "test_hidden.py").write_text("EXPECTED = 42\n")
+    os.chmod(secret_dir, 0o700)
+    with pytest.raises(PermissionError):
+        call(sandbox, "read", str(secret_dir / "test_hidden.py"))
+
+
+@as_root
+def test_as_root_an_interpreter_under_root_is_replaced_by_one_the_uid_can_run():
+    interpreter, warning = choose_interpreter(drop_privileges=True)
+    assert warning is None
+    resolved = Path(interpreter).resolve()
+    assert all(os.stat(folder).st_mode & stat.S_IXOTH for folder in resolved.parents)
+    if str(Path(sys.executable).resolve()).startswith("/root/"):
+        assert not str(resolved).startswith("/root/")
+
+
+@as_root
+def test_as_root_processes_that_escaped_with_setsid_die_with_the_worker(tmp_path):
+    box = make_sandbox(tmp_path)
+    escaper = call(box, "spawn_escaper")
+    assert Path(f"/proc/{escaper}").exists()
+    box.close()
+    deadline = time.monotonic() + 5
+    while Path(f"/proc/{escaper}").exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not Path(f"/proc/{escaper}").exists()
+
+
+def test_limits_that_held_are_reported(sandbox):
+    held = sandbox.environment()["limits_held"]
+    if sys.platform.startswith("linux"):
+        assert held["as"] and held["cpu"] and held["fsize"] and held["nofile"] and held["core"]
+        assert held["die_with_parent"]
