@@ -111,7 +111,7 @@ def load_exercise(folder: Path) -> Exercise:
         raise KitError(f"{where}: not valid TOML: {exc}") from None
     unknown = sorted(set(data) - _FIELDS)
     if unknown:
-        raise KitError(f"{where}: unknown field '{unknown[0]}' (known: {', '.join(sorted(_FIELDS))})")
+        raise KitError(f"{where}: unknown field {unknown[0]!r} (known: {', '.join(sorted(_FIELDS))})")
     version = _field(data, "format_version", where, "an integer")
     if version != FORMAT_VERSION:
         raise KitError(f"{where}: field 'format_version' must be {FORMAT_VERSION}, got {version!r}")

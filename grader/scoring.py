@@ -58,8 +58,8 @@ def score_check(check: dict, raw_test: dict | None, blocked: str | None) -> dict
     elif feedback is None:
         entry["message"] = "this check did not finish, so it scores 0"
     else:
-        entry.update(outcome=feedback.get("outcome", "error"), message=feedback.get("message"),
-                     output=feedback.get("output"))
+        entry.update(outcome=feedback.get("outcome", "error"), message=cap(feedback.get("message")),
+                     output=cap(feedback.get("output")))
         if check_passed(raw_test) and entry["outcome"] == "passed":
             entry["score"] = entry["max_score"]
         elif entry["outcome"] == "passed":
@@ -82,8 +82,8 @@ def build_report(*, exercise: dict, submission: dict, seed: int, collected: list
         blocked = None
     ordered = sorted(collected, key=lambda check: check["visibility"] != "public")
     tests = [score_check(check, raw_tests.get(check["nodeid"]), blocked) for check in ordered]
-    score = sum(test["score"] for test in tests)
-    max_score = sum(test["max_score"] for test in tests)
+    score = sum((test["score"] for test in tests), 0.0)
+    max_score = sum((test["max_score"] for test in tests), 0.0)
     missing = sandbox.get("missing_functions") or []
     if import_error or fault or not tests:
         status = "error"

@@ -31,8 +31,9 @@ OUTPUT_CAP = 64 * 1024
 # Lines of the student's traceback and characters of an exception message sent back.
 MAX_TRACE_LINES = 20
 MAX_TEXT = 2000
-# json's C code recurses once per level and obeys the recursion limit; tags double the depth.
-_WIRE_RECURSION_LIMIT = 2 * MAX_DEPTH + 500
+# json's C code recurses once per JSON level and obeys the recursion limit; a dict's tag makes
+# three JSON levels of one value level (object, list of pairs, pair).
+_WIRE_RECURSION_LIMIT = 3 * MAX_DEPTH + 500
 
 
 class WireError(Exception):
@@ -49,6 +50,11 @@ _PLAIN = {
     set: "a list or tuple",
     frozenset: "a list or tuple",
 }
+
+
+def _article(name):
+    """A type name with its article: "a set", "an int"."""
+    return f"{'an' if name[:1].lower() in 'aeiou' else 'a'} {name}"
 
 
 def _suggestion(value):
@@ -80,7 +86,9 @@ class _Encoder:
                 try:
                     str(value)
                 except ValueError:
-                    raise WireError("a value containing an integer with more than 4,300 digits") from None
+                    raise WireError(
+                        "a value containing an integer with more than 4,300 digits; return a smaller number or a str"
+                    ) from None
             return value
         if kind is list:
             return [self.encode(item, depth + 1) for item in value]
@@ -90,13 +98,12 @@ class _Encoder:
             pairs = []
             for key, item in value.items():
                 if type(key) is not str:
-                    raise WireError(f"a dict with a {type(key).__name__} key; use str keys")
+                    raise WireError(f"a dict with {_article(type(key).__name__)} key; use str keys")
                 pairs.append([key, self.encode(item, depth + 1)])
             return {"dict": pairs}
         # The envelope is level 0 and the returned value level 1; deeper means "inside" the value.
-        name = kind.__name__
-        article = "an" if name[:1].lower() in "aeiou" else "a"
-        where = f"{article} {name}" if depth <= 1 else f"a value containing {article} {name}"
+        named = _article(kind.__name__)
+        where = named if depth <= 1 else f"a value containing {named}"
         raise WireError(f"{where}; return {_suggestion(value)}")
 
 

@@ -196,11 +196,6 @@ def test_unknown_field_is_named(tmp_path):
     assert "known:" in message and "call_timeout" in message
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="catalog bug: the unknown-field message puts the key in without repr(), so a quoted TOML key "
-    "holding \\n breaks the one-line KitError promise",
-)
 def test_unknown_field_with_a_newline_in_its_key_is_still_one_line(tmp_path):
     load_error(write_toml(tmp_path, **{'"odd\\nkey"': "1"}))
 

@@ -269,11 +269,6 @@ def test_long_missing_functions_message_is_capped(validate_report):
     assert rep["message"].endswith("[... truncated]")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="scoring bug: score_check copies the plugin's feedback message and output without cap(), so the report "
-    "relies on the plugin alone for the schema's 2,000-character maxLength",
-)
 def test_long_feedback_message_and_output_are_capped(validate_report):
     noisy = raw_test(A, call="failed", feedback={"outcome": "failed", "message": "m" * 5000, "output": "o" * 5000})
     rep = report(THREE, [noisy, raw_test(B), raw_test(H)])

@@ -270,14 +270,7 @@ def test_a_dict_that_contains_itself_is_rejected():
     [
         "list",
         "tuple",
-        pytest.param(
-            "dict",
-            marks=pytest.mark.xfail(
-                strict=True,
-                reason="worker bug: a dict tag costs 3 JSON levels but _WIRE_RECURSION_LIMIT budgets 2 per level, so "
-                "dicts nested more than ~1,165 deep (< MAX_DEPTH) fail: dumps raises RecursionError, loads WireError",
-            ),
-        ),
+        "dict",
         "mixed",
     ],
 )
