@@ -126,13 +126,19 @@ def _check_source_text(path: Path) -> None:
 
 
 def protect_secrets(kit: Kit) -> None:
-    """As root, make checks, solutions and reports unreadable to the workers' unprivileged uids.
+    """As root, make the kit unreadable to the workers' unprivileged uids before any worker starts.
 
-    They are world-readable in a fresh clone, and the uid drop alone would not hide them.
+    A fresh clone is world-readable, and the uid drop alone would not hide the hidden checks or the
+    solutions: not in their folders, and not in .git's objects either. The kit's root becomes
+    owner-only, which closes every path into it at once; the secret folders inside are closed as
+    well, in case the kit is reachable by another path. Workers need nothing from the kit: their
+    script and the submission are copied out, and their interpreter lies outside.
     """
     if os.geteuid() != 0:
         return
-    for secret in (kit.root / "solutions", kit.root / "reports", *(kit.root / "exercises").glob("*/checks")):
+    secrets = (kit.root, kit.root / ".git", kit.root / "solutions", kit.root / "reports",
+               *(kit.root / "exercises").glob("*/checks"))
+    for secret in secrets:
         if secret.exists():
             os.chmod(secret, secret.stat().st_mode & ~0o077)
 

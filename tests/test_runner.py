@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import os
+import shutil
 import stat
+import tempfile
 import zipfile
 from pathlib import Path
 
 import pytest
 
 from grader import runner
-from grader.catalog import KitError
+from grader.catalog import Kit, KitError
 from grader.runner import Submission, _SubmissionProblem, derive_seed, grade, prepare_submission
+from tests.conftest import TOY_KIT
 
 GOOD = "def add(a, b):\n    return a + b\n"
 
@@ -102,8 +105,45 @@ def test_same_code_same_seed_same_report(toy_kit, validate_report):
 def test_as_root_checks_and_solutions_become_owner_only(toy_kit):
     exercise = toy_kit.resolve("ex01")
     grade(toy_kit, exercise, Submission(exercise.stub_path, "toy.py"))
-    for secret in (toy_kit.root / "solutions", exercise.checks_dir):
+    for secret in (toy_kit.root, toy_kit.root / "solutions", exercise.checks_dir):
         assert stat.S_IMODE(secret.stat().st_mode) & 0o077 == 0
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="secrets are protected only when grading as root")
+def test_as_root_a_submission_cannot_open_the_hidden_checks_or_solutions(tmp_path):
+    # A world-readable kit in a world-traversable place, as a fresh clone would be.
+    place = Path(tempfile.mkdtemp(prefix="minimax-kit-open-"))
+    try:
+        _snoop_on_a_world_readable_kit(place, tmp_path)
+    finally:
+        shutil.rmtree(place)
+
+
+def _snoop_on_a_world_readable_kit(place: Path, tmp_path: Path) -> None:
+    os.chmod(place, 0o755)
+    kit = Kit(place / "kit")
+    shutil.copytree(TOY_KIT, kit.root, ignore=shutil.ignore_patterns("reports", "__pycache__"))
+    for folder, _, files in os.walk(kit.root):
+        os.chmod(folder, 0o755)
+        for name in files:
+            os.chmod(os.path.join(folder, name), 0o644)
+    targets = [kit.root / "exercises" / "ex01_toy" / "checks" / "test_hidden.py",
+               kit.root / "solutions" / "ex01_toy" / "toy.py", kit.root / "pyproject.toml"]
+    snoop = tmp_path / "snoop.py"
+    snoop.write_text(
+        f"TARGETS = {[str(t) for t in targets]!r}\n"
+        "def add(a, b):\n"
+        "    for target in TARGETS:\n"
+        "        try:\n"
+        "            print('READ', open(target).read()[:20])\n"
+        "        except OSError as exc:\n"
+        "            print('DENIED', type(exc).__name__)\n"
+        "    return a + b\n"
+    )
+    report = grade(kit, kit.resolve("ex01"), Submission(snoop, "snoop.py"), seed=1)
+    output = report["tests"][0]["output"]
+    assert report["tests"][0]["name"] == "add of two small numbers"
+    assert output.count("DENIED PermissionError") == 3 and "READ" not in output
 
 
 def _add_check(kit, source: str) -> None:
