@@ -1,0 +1,466 @@
+"""Hidden checks for ex04 (alpha-beta pruning); never shipped to students.
+
+Expected values come from the curriculum's table of known trees, from the
+Knuth-Moore bound, or from the small oracle below, which is written here on
+purpose rather than imported from solutions/.
+
+Every random tree is drawn from the ``rng`` fixture inside a check, so a run
+is reproducible from its seed.
+"""
+
+import copy
+import math
+
+import pytest
+
+INF = math.inf
+REPORT_KEYS = {"value", "nodes_visited", "nodes_pruned", "total_leaves"}
+
+
+# --------------------------------------------------------------------------
+# The oracle: plain minimax, leaf counting and an alpha-beta that reports
+# its own counts. Kept deliberately small and obvious.
+# --------------------------------------------------------------------------
+
+def leaf_total(tree):
+    """Number of leaves in a tree."""
+    return sum(leaf_total(child) for child in tree) if isinstance(tree, list) else 1
+
+
+def plain_minimax(tree, maximizing=True):
+    """Minimax value with every leaf looked at."""
+    if not isinstance(tree, list):
+        return tree
+    values = [plain_minimax(child, not maximizing) for child in tree]
+    return max(values) if maximizing else min(values)
+
+
+def oracle_search(tree, maximizing=True, alpha=-INF, beta=INF):
+    """Alpha-beta with a >= cutoff; returns (value, leaves evaluated, leaves skipped)."""
+    if not isinstance(tree, list):
+        return tree, 1, 0
+    evaluated = skipped = 0
+    value = -INF if maximizing else INF
+    for position, child in enumerate(tree):
+        child_value, seen, missed = oracle_search(child, not maximizing, alpha, beta)
+        evaluated += seen
+        skipped += missed
+        if maximizing:
+            value = max(value, child_value)
+            alpha = max(alpha, value)
+        else:
+            value = min(value, child_value)
+            beta = min(beta, value)
+        if alpha >= beta:
+            skipped += sum(leaf_total(rest) for rest in tree[position + 1:])
+            break
+    return value, evaluated, skipped
+
+
+def oracle_report(tree):
+    """What best_counter_bid must return for a tree."""
+    value, evaluated, skipped = oracle_search(tree)
+    total = leaf_total(tree)
+    assert evaluated + skipped == total  # the oracle's own sanity check
+    return {"value": value, "nodes_visited": evaluated, "nodes_pruned": skipped, "total_leaves": total}
+
+
+def best_first(tree, maximizing=True):
+    """A copy of the tree with every node's children sorted best-first for its player."""
+    if not isinstance(tree, list):
+        return tree
+    children = [best_first(child, not maximizing) for child in tree]
+    children.sort(key=lambda child: plain_minimax(child, not maximizing), reverse=maximizing)
+    return children
+
+
+def knuth_moore(branching, depth):
+    """Leaves alpha-beta evaluates on a perfectly ordered uniform tree."""
+    return branching ** math.ceil(depth / 2) + branching ** (depth // 2) - 1
+
+
+def same_tree(a, b):
+    """Equal values and equal types all the way down (so 3 and 3.0 differ)."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, list):
+        return len(a) == len(b) and all(same_tree(x, y) for x, y in zip(a, b))
+    return a == b
+
+
+# --------------------------------------------------------------------------
+# Random trees. Every generator takes the check's rng.
+# --------------------------------------------------------------------------
+
+def uniform_tree(rng, branching, depth, make_leaf):
+    """Every internal node has `branching` children; every leaf is at `depth`."""
+    if depth == 0:
+        return make_leaf(rng)
+    return [uniform_tree(rng, branching, depth - 1, make_leaf) for _ in range(branching)]
+
+
+def ragged_tree(rng, max_depth, widths, make_leaf, stop_chance, max_leaves=1500):
+    """Leaves at uneven depths; the root is a list unless max_depth is 0."""
+    grown = 0
+
+    def grow(depth):
+        nonlocal grown
+        if depth == max_depth or grown >= max_leaves or (depth > 0 and rng.random() < stop_chance):
+            grown += 1
+            return make_leaf(rng)
+        return [grow(depth + 1) for _ in range(rng.choice(widths))]
+
+    return grow(0)
+
+
+def caterpillar_tree(rng, length, make_leaf):
+    """A long spine with small bushes hanging off it: deep, uneven and fairly large."""
+    node = make_leaf(rng)
+    for _ in range(length):
+        bushes = [ragged_tree(rng, 3, (1, 2, 3), make_leaf, 0.2) for _ in range(rng.randint(0, 3))]
+        bushes.insert(rng.randint(0, len(bushes)), node)
+        node = bushes
+    return node
+
+
+def int_leaf(rng):
+    """A whole number, often negative."""
+    return rng.randint(-99, 99)
+
+
+def float_leaf(rng):
+    """A float with all its digits."""
+    return rng.uniform(-250.0, 250.0)
+
+
+def mixed_leaf(rng):
+    """An int or a short float, in a narrow range."""
+    return rng.randint(-20, 20) if rng.random() < 0.5 else round(rng.uniform(-20, 20), 2)
+
+
+def few_values_leaf(values):
+    """A leaf maker drawing from a tiny set, so that equal values are everywhere."""
+    return lambda rng: rng.choice(values)
+
+
+TIE_SETS = [(0, 1), (0, 1, 2), (-1, 0, 1), (3, 3, 3, 4), (5,), (0.5, 1.5), (-2, 2)]
+
+
+def mixed_trees(rng):
+    """Small and medium trees of many shapes: uniform, ragged, one-child chains, deep, wide."""
+    trees = []
+    for _ in range(8):
+        branching = rng.randint(2, 4)
+        depth = rng.randint(1, 4 if branching == 4 else 5)
+        trees.append(uniform_tree(rng, branching, depth, int_leaf))
+    for _ in range(8):
+        trees.append(ragged_tree(rng, rng.randint(2, 7), (1, 2, 3, 4), int_leaf, 0.3))
+    for _ in range(6):
+        trees.append(ragged_tree(rng, rng.randint(2, 6), (2, 3), float_leaf, 0.25))
+    for _ in range(6):
+        trees.append(ragged_tree(rng, rng.randint(3, 9), (1, 1, 1, 2, 3), mixed_leaf, 0.15))
+    for _ in range(4):
+        trees.append(ragged_tree(rng, 40, (1, 2, 2, 3), int_leaf, 0.35, max_leaves=400))
+    for _ in range(4):
+        trees.append(ragged_tree(rng, 3, tuple(range(4, 10)), mixed_leaf, 0.1))
+    rng.shuffle(trees)
+    return trees
+
+
+def tie_heavy_trees(rng):
+    """Trees whose leaves come from a handful of values."""
+    trees = []
+    for _ in range(20):
+        make_leaf = few_values_leaf(rng.choice(TIE_SETS))
+        branching = rng.randint(2, 4)
+        trees.append(uniform_tree(rng, branching, rng.randint(2, 4), make_leaf))
+    for _ in range(20):
+        make_leaf = few_values_leaf(rng.choice(TIE_SETS))
+        trees.append(ragged_tree(rng, rng.randint(2, 7), (1, 2, 3, 4), make_leaf, 0.25))
+    return trees
+
+
+# --------------------------------------------------------------------------
+# The table of known trees (curriculum, verified with the >= rule).
+# --------------------------------------------------------------------------
+
+def report(value, visited, pruned, total):
+    """The dict best_counter_bid should return."""
+    return {"value": value, "nodes_visited": visited, "nodes_pruned": pruned, "total_leaves": total}
+
+
+@pytest.mark.hint(
+    "A tree can be a bare number, and a node can have a single child; a reached leaf counts as "
+    "visited."
+)
+def test_single_leaves_and_chains(student):
+    """single leaves and one-child chains"""
+    assert student.best_counter_bid(5) == report(5, 1, 0, 1)
+    assert student.best_counter_bid([7]) == report(7, 1, 0, 1)
+    assert student.best_counter_bid([[[-2]]]) == report(-2, 1, 0, 1)
+
+
+@pytest.mark.hint(
+    "Leaves can sit at any depth; whose turn it is depends on the level, not on whether a child"
+    " is a leaf."
+)
+def test_uneven_depths(student):
+    """trees with leaves at uneven depths"""
+    assert student.best_counter_bid([3, [5, [1, 8]], [[2, 9], 0]]) == report(5, 7, 0, 7)
+    assert student.best_counter_bid([[1, [4, 6]], 2, [[0, 7], [3]]]) == report(3, 6, 1, 7)
+
+
+@pytest.mark.hint(
+    "Search the children left to right and pass the window down; the order changes the work, "
+    "not the value."
+)
+def test_worked_example_both_orders(student):
+    """the worked example in two orders"""
+    assert student.best_counter_bid([[3, 5, 2], [9, 1, 0], [7, 4, 8]]) == report(4, 8, 1, 9)
+    assert student.best_counter_bid([[7, 4, 8], [9, 1, 0], [3, 5, 2]]) == report(4, 6, 3, 9)
+
+
+@pytest.mark.hint("The search stops when alpha >= beta: equal values are enough for a cutoff.")
+def test_equal_values_cut_off(student):
+    """equal values trigger a cutoff"""
+    assert student.best_counter_bid([[3, 5], [3, 1]]) == report(3, 3, 1, 4)
+    assert student.best_counter_bid([[2, 2], [2, 2], [2, 2]]) == report(2, 4, 2, 6)
+
+
+@pytest.mark.hint(
+    "Leaves can be floats and negative numbers; start the window at -inf and +inf, not at 0."
+)
+def test_floats_and_negatives(student):
+    """float and negative leaves"""
+    got = student.best_counter_bid([[-1.5, 2.25], [-3, 0.5], [-0.5, -2]])
+    assert got == report(-1.5, 5, 1, 6)
+
+
+@pytest.mark.points(2)
+@pytest.mark.hint(
+    "nodes_pruned counts leaves, not subtrees: add up every leaf under each skipped child, "
+    "however deep."
+)
+def test_deep_skipped_subtrees(student):
+    """leaves under deep skipped subtrees"""
+    first = [[[[3, 17], [2, 12]], [[15, 25], [0, 2]]], [[[2, 5], [3, 2]], [[14, 1], [8, 6]]]]
+    second = [[[[8, 7], [3, 9]], [[9, 8], [2, 4]]], [[[1, 8], [8, 9]], [[9, 9], [3, 4]]]]
+    assert student.best_counter_bid(first) == report(3, 7, 9, 16)
+    assert student.best_counter_bid(second) == report(8, 10, 6, 16)
+
+
+# --------------------------------------------------------------------------
+# The shape of the answer and the counting rule.
+# --------------------------------------------------------------------------
+
+@pytest.mark.hint(
+    "Return a plain dict with exactly the keys value, nodes_visited, nodes_pruned and "
+    "total_leaves; the counts are ints."
+)
+def test_result_is_plain_dict(student, rng):
+    """the result is a dict with exactly four keys"""
+    trees = [[[-1.5, 2.25], [-3, 0.5], [-0.5, -2]], uniform_tree(rng, 3, 3, int_leaf)]
+    for tree in trees:
+        got = student.best_counter_bid(tree)
+        assert type(got) is dict
+        assert set(got) == REPORT_KEYS
+        for key in ("nodes_visited", "nodes_pruned", "total_leaves"):
+            assert type(got[key]) is int
+        assert type(got["value"]) in (int, float)
+
+
+@pytest.mark.points(2)
+@pytest.mark.hint(
+    "Every leaf is either evaluated or under a skipped child, so nodes_visited + nodes_pruned "
+    "== total_leaves."
+)
+def test_counting_rule_on_random_trees(student, rng):
+    """visited and pruned leaves add up to all leaves"""
+    trees = mixed_trees(rng)[:15] + tie_heavy_trees(rng)[::4]
+    for tree in trees:
+        got = student.best_counter_bid(tree)
+        total = leaf_total(tree)
+        assert got["total_leaves"] == total
+        assert got["nodes_visited"] + got["nodes_pruned"] == total
+        assert 1 <= got["nodes_visited"] <= total
+        assert got["value"] == plain_minimax(tree)
+
+
+@pytest.mark.points(2)
+@pytest.mark.hint(
+    "Go left to right, hand alpha and beta down to every child, and stop a node's loop as soon "
+    "as alpha >= beta."
+)
+def test_random_trees_match_oracle(student, rng):
+    """random trees of mixed shapes"""
+    for tree in mixed_trees(rng):
+        assert student.best_counter_bid(tree) == oracle_report(tree)
+
+
+@pytest.mark.hint(
+    "With many equal leaves, cutoffs on alpha == beta matter: the test is alpha >= beta."
+)
+def test_tie_heavy_random_trees(student, rng):
+    """random trees with many ties"""
+    for tree in tie_heavy_trees(rng):
+        assert student.best_counter_bid(tree) == oracle_report(tree)
+
+
+@pytest.mark.hint(
+    "Large trees must work too: count the leaves under a skipped child once, and keep the "
+    "recursion simple."
+)
+def test_larger_trees(student, rng):
+    """larger random trees"""
+    trees = [
+        uniform_tree(rng, 4, 6, int_leaf),
+        uniform_tree(rng, 3, 8, few_values_leaf((0, 1, 2, 3))),
+        uniform_tree(rng, 60, 2, float_leaf),
+        ragged_tree(rng, 12, (2, 3, 4, 5), mixed_leaf, 0.2, max_leaves=5000),
+        caterpillar_tree(rng, 120, int_leaf),
+    ]
+    for tree in trees:
+        assert student.best_counter_bid(tree) == oracle_report(tree)
+
+
+@pytest.mark.hint(
+    "With the best move first everywhere and no ties, alpha-beta evaluates b**ceil(d/2) + "
+    "b**floor(d/2) - 1 leaves."
+)
+def test_knuth_moore_bound(student, rng):
+    """best-first ordering meets the Knuth-Moore bound"""
+    # (3, 4) and (2, 6) are the curriculum's verified shapes (17 and 15 leaves).
+    shapes = [(3, 4), (2, 6), (2, 1), (3, 0), (2, 3), (3, 3), (4, 3), (3, 5), (4, 4), (5, 3)]
+    shapes += [(2, 9), (6, 2)]
+    shapes += [(rng.randint(2, 4), rng.randint(1, 5)) for _ in range(4)]
+    for branching, depth in shapes:
+        scores = rng.sample(range(-10**6, 10**6), branching ** depth)
+        tree = best_first(uniform_tree(rng, branching, depth, lambda _rng: scores.pop()))
+        got = student.best_counter_bid(tree)
+        assert got["nodes_visited"] == knuth_moore(branching, depth)
+        assert got["value"] == plain_minimax(tree)
+
+
+# --------------------------------------------------------------------------
+# minimax_with_pruning on its own.
+# --------------------------------------------------------------------------
+
+@pytest.mark.hint(
+    "minimax_with_pruning(tree, maximizing) must give plain minimax's value, for either player "
+    "at the root."
+)
+def test_pruning_value_full_window(student, rng):
+    """minimax_with_pruning with the full window"""
+    trees = mixed_trees(rng)[:10] + tie_heavy_trees(rng)[:6]
+    for index, tree in enumerate(trees):
+        maximizing = index % 2 == 0
+        expected = plain_minimax(tree, maximizing)
+        assert student.minimax_with_pruning(tree, maximizing) == expected
+        assert student.minimax_with_pruning(tree, maximizing, -INF, INF) == expected
+        other = not maximizing
+        assert student.minimax_with_pruning(tree, other, alpha=-INF, beta=INF) == plain_minimax(tree, other)
+
+
+@pytest.mark.hint(
+    "Start from the alpha and beta you are given; when the true value lies strictly inside "
+    "them, that value comes back."
+)
+def test_pruning_value_inside_window(student, rng):
+    """minimax_with_pruning with a window around the answer"""
+    trees = mixed_trees(rng)[:12] + tie_heavy_trees(rng)[:12]
+    margins = [0.5, 1, 3, 25, INF]
+    for index, tree in enumerate(trees):
+        maximizing = rng.random() < 0.5
+        expected = plain_minimax(tree, maximizing)
+        alpha = expected - rng.choice(margins)
+        beta = expected + rng.choice(margins)
+        if index % 2:
+            got = student.minimax_with_pruning(tree, maximizing, alpha, beta)
+        else:
+            got = student.minimax_with_pruning(tree, maximizing, alpha=alpha, beta=beta)
+        assert got == expected
+
+
+# --------------------------------------------------------------------------
+# Bad input and leaving the input alone.
+# --------------------------------------------------------------------------
+
+EMPTY_SOMEWHERE = [
+    [], [[]], [[1, 2], []], [[1, []], 3], [[[[]]]], [[[1, [2, []]]]], [4, [5, 6], [[7], []]],
+]
+NOT_A_NUMBER = [
+    True, False, "3", None, [1, True], [[1, 2], [3, None]], [["a"]], [[1, [2, False]]], [0.5, [None]],
+]
+
+
+@pytest.mark.hint(
+    "An internal node must have at least one child: an empty list anywhere in the tree is a "
+    "ValueError."
+)
+def test_empty_lists_rejected(student):
+    """empty lists raise ValueError"""
+    for tree in EMPTY_SOMEWHERE:
+        with pytest.raises(ValueError):
+            student.best_counter_bid(tree)
+
+
+@pytest.mark.hint(
+    "A leaf must be an int or a float. bool is a subclass of int in Python, but True is not a "
+    "score."
+)
+def test_non_number_leaves_rejected(student):
+    """leaves that are not numbers raise ValueError"""
+    for tree in NOT_A_NUMBER:
+        with pytest.raises(ValueError):
+            student.best_counter_bid(tree)
+
+
+@pytest.mark.hint(
+    "minimax_with_pruning checks its tree too: empty lists and non-number leaves raise "
+    "ValueError."
+)
+def test_pruning_rejects_bad_trees(student):
+    """minimax_with_pruning rejects bad trees"""
+    for index, tree in enumerate(EMPTY_SOMEWHERE + NOT_A_NUMBER):
+        with pytest.raises(ValueError):
+            student.minimax_with_pruning(tree, index % 2 == 0)
+
+
+@pytest.mark.hint(
+    "Check the whole tree before you search it: a bad node must be caught even where the search"
+    " would skip it."
+)
+def test_bad_input_where_pruning_skips(student):
+    """bad input is rejected even where pruning would skip it"""
+    # Each bad node sits under a child that alpha-beta never enters.
+    hidden_bad = [
+        [[3, 5, 2], [9, 1, "x"], [7, 4, 8]],
+        [[3, 5, 2], [9, 1, []], [7, 4, 8]],
+        [[3, 5], [3, None]],
+        [[7, 4, 8], [9, 1, 0], [3, True, 2]],
+        [[8, [9, 9]], [2, [[[]]], 7]],
+    ]
+    for tree in hidden_bad:
+        with pytest.raises(ValueError):
+            student.best_counter_bid(tree)
+        with pytest.raises(ValueError):
+            student.minimax_with_pruning(tree, True)
+
+
+@pytest.mark.hint(
+    "Leave the tree you are given exactly as it was: read it, do not change, sort or empty its "
+    "lists."
+)
+def test_tree_not_mutated(student, rng):
+    """the input tree is left unchanged"""
+    trees = [
+        [[3, 5, 2], [9, 1, 0], [7, 4, 8]],
+        uniform_tree(rng, 3, 4, few_values_leaf((0, 1, 2))),
+        ragged_tree(rng, 6, (1, 2, 3), mixed_leaf, 0.25),
+    ]
+    for tree in trees:
+        original = copy.deepcopy(tree)
+        _, (after,), _ = student.call_observed("best_counter_bid", tree)
+        assert same_tree(after, original)
+        _, (after, _flag), _ = student.call_observed("minimax_with_pruning", tree, True)
+        assert same_tree(after, original)
