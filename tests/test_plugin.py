@@ -32,10 +32,11 @@ def test_without_a_docstring_the_function_name_becomes_words():
     assert check_name(_item(test_random_trees_with_ties)) == "random trees with ties"
 
 
-def _grade_source(kit, source: str, seed: int = 7) -> dict:
+def _grade_source(kit, source: str, validate, seed: int = 7) -> dict:
     path = kit.root / "submitted.py"
     path.write_text(source)
-    return grade(kit, kit.resolve("ex01"), Submission(path, "submitted.py"), seed=seed)
+    report = grade(kit, kit.resolve("ex01"), Submission(path, "submitted.py"), seed=seed)
+    return validate(report)
 
 
 OFF_BY_ONE = '''
@@ -57,8 +58,8 @@ def push(items, item):
 '''
 
 
-def test_a_failed_hidden_check_shows_its_name_and_hint_but_no_inputs_or_output(toy_kit):
-    report = _grade_source(toy_kit, OFF_BY_ONE, seed=7)
+def test_a_failed_hidden_check_shows_its_name_and_hint_but_no_inputs_or_output(toy_kit, validate_report):
+    report = _grade_source(toy_kit, OFF_BY_ONE, validate_report, seed=7)
     hidden = [t for t in report["tests"] if t["visibility"] == "hidden" and t["name"].startswith("add of random")]
     assert [t["name"] for t in hidden] == ["add of random integers #1", "add of random integers #2"]
     assert [t["id"] for t in hidden] == ["checks/test_hidden.py::test_add_random[1]",
@@ -76,22 +77,22 @@ def test_a_failed_hidden_check_shows_its_name_and_hint_but_no_inputs_or_output(t
             assert str(number) not in text
 
 
-def test_a_failed_public_check_shows_everything(toy_kit):
-    report = _grade_source(toy_kit, OFF_BY_ONE)
+def test_a_failed_public_check_shows_everything(toy_kit, validate_report):
+    report = _grade_source(toy_kit, OFF_BY_ONE, validate_report)
     add = report["tests"][0]
     assert add["visibility"] == "public" and add["outcome"] == "failed"
     assert "assert 6 == 5" in add["message"]
     assert add["output"] == "secret-looking output 2 3\n"
 
 
-def test_a_student_exception_in_a_hidden_check_shows_type_and_line_only(toy_kit):
+def test_a_student_exception_in_a_hidden_check_shows_type_and_line_only(toy_kit, validate_report):
     source = OFF_BY_ONE.replace('return {"n": n}', 'raise KeyError(f"leaked {n}")')
-    report = _grade_source(toy_kit, source)
+    report = _grade_source(toy_kit, source, validate_report)
     tag = next(t for t in report["tests"] if t["name"] == "tag rejects a negative number")
     assert tag["message"] == "your code raised KeyError (toy.py line 12 in tag)\nHint: A negative n is bad input."
 
 
-def test_hidden_parametrize_ids_never_reach_the_report(toy_kit):
+def test_hidden_parametrize_ids_never_reach_the_report(toy_kit, validate_report):
     hidden = toy_kit.root / "exercises" / "ex01_toy" / "checks" / "test_hidden.py"
     hidden.write_text(hidden.read_text() + '''
 
@@ -100,20 +101,20 @@ def test_add_listed(student, a, b):
     """add of a listed pair"""
     assert student.add(a, b) == a + b
 ''')
-    report = _grade_source(toy_kit, OFF_BY_ONE)
+    report = _grade_source(toy_kit, OFF_BY_ONE, validate_report)
     assert "123457" not in str(report) and "765431" not in str(report)
     listed = next(t for t in report["tests"] if t["name"] == "add of a listed pair #1")
     assert listed["id"] == "checks/test_hidden.py::test_add_listed[1]"
 
 
-def test_points_and_order_follow_the_markers_and_files(toy_kit):
-    report = _grade_source(toy_kit, OFF_BY_ONE)
+def test_points_and_order_follow_the_markers_and_files(toy_kit, validate_report):
+    report = _grade_source(toy_kit, OFF_BY_ONE, validate_report)
     assert [(t["visibility"], t["max_score"]) for t in report["tests"]] == [
         ("public", 2.0), ("public", 1.0), ("hidden", 1.0), ("hidden", 1.0), ("hidden", 2.0), ("hidden", 1.0),
     ]
 
 
-def test_the_rng_fixture_is_seeded_from_the_run(toy_kit):
+def test_the_rng_fixture_is_seeded_from_the_run(toy_kit, validate_report):
     checks = toy_kit.root / "exercises" / "ex01_toy" / "checks" / "test_hidden.py"
     checks.write_text(checks.read_text() + '''
 
@@ -121,9 +122,9 @@ def test_reveal_rng(student, rng):
     """reveals its random draw"""
     pytest.fail(f"drew {rng.random()!r}")
 ''')
-    first = _grade_source(toy_kit, OFF_BY_ONE, seed=11)
-    second = _grade_source(toy_kit, OFF_BY_ONE, seed=11)
-    third = _grade_source(toy_kit, OFF_BY_ONE, seed=12)
+    first = _grade_source(toy_kit, OFF_BY_ONE, validate_report, seed=11)
+    second = _grade_source(toy_kit, OFF_BY_ONE, validate_report, seed=11)
+    third = _grade_source(toy_kit, OFF_BY_ONE, validate_report, seed=12)
     message = [t["message"] for t in first["tests"] if t["name"] == "reveals its random draw"][0]
     assert message == [t["message"] for t in second["tests"] if t["name"] == "reveals its random draw"][0]
     assert message != [t["message"] for t in third["tests"] if t["name"] == "reveals its random draw"][0]
@@ -131,7 +132,7 @@ def test_reveal_rng(student, rng):
     assert message == f"drew {expected!r}"
 
 
-def test_a_call_timeout_marker_overrides_the_exercise_default(toy_kit):
+def test_a_call_timeout_marker_overrides_the_exercise_default(toy_kit, validate_report):
     checks = toy_kit.root / "exercises" / "ex01_toy" / "checks" / "test_public.py"
     checks.write_text(checks.read_text() + '''
 
@@ -141,14 +142,14 @@ def test_quick(student):
     assert student.add(1, 1) == 2
 ''')
     slow = OFF_BY_ONE.replace("def add(a, b):", "def add(a, b):\n    import time; time.sleep(0.5)")
-    report = _grade_source(toy_kit, slow)
+    report = _grade_source(toy_kit, slow, validate_report)
     quick = next(t for t in report["tests"] if t["name"] == "must answer fast")
     assert quick["outcome"] == "timeout" and quick["message"] == "add did not return within 0.2 s"
     small = next(t for t in report["tests"] if t["name"] == "add of two small numbers")
     assert small["outcome"] == "failed"  # the default 1 s deadline let the slow add answer
 
 
-def test_the_whole_check_budget_is_enforced_by_pytest_timeout(toy_kit):
+def test_the_whole_check_budget_is_enforced_by_pytest_timeout(toy_kit, validate_report):
     checks = toy_kit.root / "exercises" / "ex01_toy" / "checks" / "test_public.py"
     checks.write_text(checks.read_text() + '''
 
@@ -159,7 +160,7 @@ def test_many_calls(student):
         student.add(1, 1)
 ''')
     slow = OFF_BY_ONE.replace("def add(a, b):", "def add(a, b):\n    import time; time.sleep(0.05)")
-    report = _grade_source(toy_kit, slow)
+    report = _grade_source(toy_kit, slow, validate_report)
     many = next(t for t in report["tests"] if t["name"] == "many calls")
     assert many["outcome"] == "timeout" and many["message"] == "the check did not finish within 1 s"
     # The interrupted call's worker was replaced, so the next checks still ran.
