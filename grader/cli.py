@@ -124,8 +124,49 @@ def _write(path: Path, text: str) -> None:
     path.write_text(text, encoding="utf-8")
 
 
+def build_hint_parser() -> argparse.ArgumentParser:
+    """The command line of `grade hint`."""
+    parser = _Parser(prog="grade hint", description="Show the next hint for an exercise, one more each time.")
+    parser.add_argument("exercise", help="ex04, ex04_alpha_beta or alpha_beta")
+    parser.add_argument("--all", action="store_true", help="show every hint at once")
+    parser.add_argument("--kit", type=Path, metavar="DIR", help="the kit's folder (default: found from here)")
+    return parser
+
+
+def run_hint(argv: list[str], console: Console) -> int:
+    """Show the hints seen so far plus the next one, and remember how far the student got."""
+    args = build_hint_parser().parse_args(argv)
+    kit = Kit.find(Path.cwd(), args.kit)
+    exercise = kit.resolve(args.exercise)
+    if not exercise.hints:
+        console.print(f"{exercise.id} has no hints.")
+        return EXIT_PASS
+    record = kit.root / "reports" / "hints.json"
+    try:
+        seen = json.loads(record.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        seen = {}
+    if not isinstance(seen, dict):
+        seen = {}
+    shown = len(exercise.hints) if args.all else min(int(seen.get(exercise.id, 0) or 0) + 1, len(exercise.hints))
+    seen[exercise.id] = shown
+    _write(record, json.dumps(seen, indent=2) + "\n")
+    for number, hint in enumerate(exercise.hints[:shown], start=1):
+        console.print(f"[bold]Hint {number} of {len(exercise.hints)}[/] ({exercise.id}): {escape(hint)}")
+    if shown == len(exercise.hints):
+        console.print("[dim]That is the last hint.[/]")
+    else:
+        console.print(f"[dim]Run grade hint {exercise.id} again for the next one.[/]")
+    return EXIT_PASS
+
+
+SUBCOMMANDS = {"hint": run_hint}
+
+
 def run(argv: list[str], console: Console) -> int:
     """Everything `grade` does, returning the exit code; KitError escapes as a usage error."""
+    if argv and argv[0] in SUBCOMMANDS:
+        return SUBCOMMANDS[argv[0]](argv[1:], console)
     args = build_parser().parse_args(argv)
     kit = Kit.find(Path.cwd(), args.kit)
     if args.exercise is None:

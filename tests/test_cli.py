@@ -131,3 +131,19 @@ def test_failures_show_their_message_and_public_output(toy_kit, tmp_path):
     assert "assert [7, 7] == (7, 7)" in result.stdout
     assert "Hint: A negative n is bad input." in result.stdout
     assert "Score 4/8 (fail)" in result.stdout
+
+
+def test_hints_come_one_more_at_a_time(toy_kit):
+    first = run_grade("hint", "ex01", cwd=toy_kit.root)
+    assert first.returncode == 0
+    assert "Hint 1 of 2 (ex01): Read the docstrings." in first.stdout and "Hint 2" not in first.stdout
+    second = run_grade("hint", "toy", cwd=toy_kit.root)
+    assert "Hint 2 of 2 (ex01): add returns a + b." in second.stdout and "last hint" in second.stdout
+    third = run_grade("hint", "ex01", cwd=toy_kit.root)
+    assert third.stdout.count("Hint 2 of 2") == 1
+
+
+def test_hint_errors_are_usage_errors(toy_kit):
+    assert run_grade("hint", cwd=toy_kit.root).returncode == 2
+    unknown = run_grade("hint", "ex42", cwd=toy_kit.root)
+    assert unknown.returncode == 2 and "unknown exercise 'ex42'" in unknown.stderr

@@ -330,3 +330,30 @@ def test_limits_that_held_are_reported(sandbox):
     if sys.platform.startswith("linux"):
         assert held["as"] and held["cpu"] and held["fsize"] and held["nofile"] and held["core"]
         assert held["die_with_parent"]
+
+
+def test_a_worker_dies_with_its_grading_process(tmp_path):
+    """If the grading process is killed outright, its worker must not live on (PR_SET_PDEATHSIG)."""
+    import subprocess
+
+    folder = tmp_path / "submission"
+    folder.mkdir()
+    (folder / "mod.py").write_text("import os\n\ndef pid():\n    return os.getpid()\n")
+    script = textwrap.dedent(f"""
+        import sys, time
+        from pathlib import Path
+        from grader.sandbox import Sandbox, SandboxSettings
+        box = Sandbox(SandboxSettings(module="mod.py", functions=("pid",), source_dir=Path({str(folder)!r}),
+                                      memory_mb=256, cpu_seconds=60, hash_seed=0))
+        print(box.call("pid", (), {{}}, timeout=5).value, flush=True)
+        time.sleep(600)
+    """)
+    grading = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    worker = int(grading.stdout.readline())
+    assert Path(f"/proc/{worker}").exists()
+    grading.send_signal(signal.SIGKILL)
+    grading.wait()
+    deadline = time.monotonic() + 5
+    while Path(f"/proc/{worker}").exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not Path(f"/proc/{worker}").exists()
