@@ -1,11 +1,15 @@
-"""Writing a native report in the formats that pipelines read."""
+"""Writing a native report in the formats that pipelines read: pure mappings of the native report."""
 
 from __future__ import annotations
 
 import json
+import xml.etree.ElementTree as ET
 from importlib import resources
 
-FORMATS = ("json",)
+FORMATS = ("json", "gradescope", "exercism", "classroom", "junit")
+# Exercism's interface caps a test's output at 500 characters.
+EXERCISM_OUTPUT_CAP = 500
+_PASSED = "passed"
 
 
 def load_schema() -> dict:
@@ -13,8 +17,144 @@ def load_schema() -> dict:
     return json.loads(resources.files("grader").joinpath("report.schema.json").read_text(encoding="utf-8"))
 
 
-def render(report: dict, fmt: str = "json") -> str:
-    """The report as text in format `fmt`."""
-    if fmt == "json":
-        return json.dumps(report, indent=2, allow_nan=False) + "\n"
-    raise ValueError(f"unknown report format {fmt!r}; choose one of: {', '.join(FORMATS)}")
+def _reports(document: dict) -> list[dict]:
+    """The exercise reports in a native document: one report, or the list of a `grade --all` summary."""
+    return document["exercises"] if "exercises" in document else [document]
+
+
+def _full_name(test: dict, report: dict, many: bool) -> str:
+    return f"{report['exercise']['id']}: {test['name']}" if many else test["name"]
+
+
+def _feedback(test: dict) -> str:
+    """A check's message and output as one text for formats that have a single field."""
+    parts = [test["message"] or ""]
+    if test["output"]:
+        parts.append(f"Your output:\n{test['output']}")
+    return "\n".join(part for part in parts if part)
+
+
+def to_gradescope(document: dict) -> dict:
+    """Gradescope's results.json: score, per-test score and max_score, status, name, output, visibility."""
+    reports = _reports(document)
+    many = len(reports) > 1
+    tests = []
+    for report in reports:
+        for test in report["tests"]:
+            tests.append({
+                "name": _full_name(test, report, many),
+                "number": str(len(tests) + 1),
+                "score": test["score"],
+                "max_score": test["max_score"],
+                "status": "passed" if test["outcome"] == _PASSED else "failed",
+                "output": _feedback(test),
+                # Hidden checks show only their name and hint, which are safe to show at once.
+                "visibility": "visible",
+            })
+    messages = [f"{r['exercise']['id']}: {r['message']}" if many else r["message"] for r in reports if r["message"]]
+    return {
+        "score": sum(r["score"] for r in reports),
+        "max_score": sum(r["max_score"] for r in reports),
+        "execution_time": round(sum(r["duration_s"] for r in reports), 3),
+        "output": "\n".join(messages),
+        "visibility": "visible",
+        "stdout_visibility": "hidden",
+        "tests": tests,
+    }
+
+
+def _exercism_status(outcome: str) -> str:
+    return {"passed": "pass", "error": "error"}.get(outcome, "fail")
+
+
+def to_exercism(document: dict) -> dict:
+    """Exercism's test-runner results.json, version 3."""
+    reports = _reports(document)
+    many = len(reports) > 1
+    tests = []
+    for report in reports:
+        for test in report["tests"]:
+            entry = {
+                "name": _full_name(test, report, many),
+                "status": _exercism_status(test["outcome"]),
+                "message": None if test["outcome"] == _PASSED else (test["message"] or "this check failed"),
+                "test_code": test.get("code") or "(a hidden check: its code is not shown)",
+            }
+            if test["output"]:
+                output = test["output"]
+                entry["output"] = output if len(output) <= EXERCISM_OUTPUT_CAP else output[:485] + "[... truncated]"
+            tests.append(entry)
+    statuses = [r["status"] for r in reports]
+    status = "error" if "error" in statuses else "fail" if "fail" in statuses else "pass"
+    result = {"version": 3, "status": status, "message": None, "tests": tests}
+    if status == "error":
+        result["message"] = "\n".join(r["message"] or "" for r in reports if r["status"] == "error")
+    return result
+
+
+def to_classroom(document: dict) -> dict:
+    """GitHub Classroom's runner result (what autograding-grading-reporter reads, base64-encoded)."""
+    reports = _reports(document)
+    many = len(reports) > 1
+    statuses = [r["status"] for r in reports]
+    return {
+        "version": 1,
+        "status": "error" if "error" in statuses else "fail" if "fail" in statuses else "pass",
+        "max_score": sum(r["max_score"] for r in reports),
+        "tests": [
+            {
+                "name": _full_name(test, report, many),
+                "status": _exercism_status(test["outcome"]),
+                "score": test["score"],
+                "message": None if test["outcome"] == _PASSED else _feedback(test),
+                "test_code": test.get("code") or "",
+                "filename": test["id"].split("::", 1)[0],
+                "line_no": 0,
+                "execution_time": f"{test['duration_s']:.3f}s",
+            }
+            for report in reports for test in report["tests"]
+        ],
+    }
+
+
+def to_junit(document: dict) -> str:
+    """JUnit XML: one testsuite per exercise, a failure or error element per lost check."""
+    suites = ET.Element("testsuites")
+    for report in _reports(document):
+        tests = report["tests"]
+        suite = ET.SubElement(suites, "testsuite", {
+            "name": f"{report['exercise']['id']} {report['exercise']['title']}",
+            "tests": str(len(tests)),
+            "failures": str(sum(t["outcome"] in ("failed", "timeout", "crashed") for t in tests)),
+            "errors": str(sum(t["outcome"] == "error" for t in tests)),
+            "time": f"{report['duration_s']:.3f}",
+            "timestamp": report["started_at"],
+        })
+        properties = ET.SubElement(suite, "properties")
+        for name in ("score", "max_score", "status", "seed"):
+            ET.SubElement(properties, "property", {"name": name, "value": str(report[name])})
+        if report["message"]:
+            ET.SubElement(properties, "property", {"name": "message", "value": report["message"]})
+        for test in tests:
+            case = ET.SubElement(suite, "testcase", {
+                "classname": f"{report['exercise']['id']}.{test['visibility']}",
+                "name": test["name"],
+                "time": f"{test['duration_s']:.3f}",
+            })
+            if test["outcome"] != _PASSED:
+                tag = "error" if test["outcome"] == "error" else "failure"
+                element = ET.SubElement(case, tag, {"message": (test["message"] or test["outcome"]).splitlines()[0],
+                                                    "type": test["outcome"]})
+                element.text = _feedback(test)
+    ET.indent(suites)
+    return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(suites, encoding="unicode") + "\n"
+
+
+def render(document: dict, fmt: str = "json") -> str:
+    """The native report (or `grade --all` summary) as text in format `fmt`."""
+    if fmt == "junit":
+        return to_junit(document)
+    mappers = {"json": lambda d: d, "gradescope": to_gradescope, "exercism": to_exercism, "classroom": to_classroom}
+    if fmt not in mappers:
+        raise ValueError(f"unknown report format {fmt!r}; choose one of: {', '.join(FORMATS)}")
+    return json.dumps(mappers[fmt](document), indent=2, allow_nan=False) + "\n"

@@ -8,6 +8,7 @@ recorded (and pytest-json-report's raw report) into the score report.
 from __future__ import annotations
 
 import functools
+import inspect
 import json
 import math
 import os
@@ -160,6 +161,8 @@ class GradingSession:
             self.checks[item.nodeid] = {
                 "nodeid": item.nodeid, "id": report_id, "name": name, "visibility": visibility,
                 "points": float(points if points is not None else 1), "hint": hint, "budget_s": float(budget),
+                # Exercism shows a check's code; only public code may be shown, since hidden code holds inputs.
+                "code": cap(inspect.getsource(item.function)) if visibility == "public" else None,
             }
         collected = {"checks": list(self.checks.values()), "errors": self.collection_errors}
         (self.run_dir / "collected.json").write_text(json.dumps(collected), encoding="utf-8")

@@ -19,7 +19,7 @@ from pathlib import Path, PurePosixPath
 
 from grader import scoring
 from grader.catalog import PUBLIC_CHECKS, Exercise, Kit, KitError
-from grader.sandbox import IMPORT_TIMEOUT, MAX_SUBMISSION_BYTES, become_subreaper, kill_children, kill_uid
+from grader.sandbox import IMPORT_TIMEOUT, MAX_SUBMISSION_BYTES, become_subreaper, kill_children, sweep_uid
 
 # Collecting the checks and importing the module must finish within this, before budgets apply.
 COLLECTION_LIMIT = 120.0
@@ -230,7 +230,7 @@ def grade(kit: Kit, exercise: Exercise, submission: Submission, seed: int | None
         sandbox_info = _read_json(run_dir / "sandbox.json") or {}
         for uid in sandbox_info.get("uids_used", []):
             if os.geteuid() == 0 and uid != 0:
-                kill_uid(uid)
+                sweep_uid(uid)
         if os.geteuid() != 0:
             kill_children()
         collected = _read_json(run_dir / "collected.json")

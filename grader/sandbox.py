@@ -234,14 +234,15 @@ class UidLease:
     grading process dies, so a crashed grader never leaks uids.
     """
 
-    def __init__(self):
+    def __init__(self, candidates: range | None = None):
         low, high = uid_range()
+        candidates = candidates if candidates is not None else range(low, high + 1)
         folder = Path(tempfile.gettempdir()) / "minimax-kit-uids"
         folder.mkdir(mode=0o700, exist_ok=True)
         info = folder.stat()
         if info.st_uid != 0 or info.st_mode & 0o077:
             raise SandboxError(f"{folder} must be owned by root with mode 0700")
-        for uid in range(low, high + 1):
+        for uid in candidates:
             fd = os.open(folder / f"{uid}.lock", os.O_RDWR | os.O_CREAT, 0o600)
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -275,6 +276,22 @@ def kill_uid(uid: int) -> None:
         finally:
             os._exit(0)
     os.waitpid(pid, 0)
+
+
+def sweep_uid(uid: int) -> None:
+    """Kill what is left of a uid whose lease this process gave up, unless another grader leased it since.
+
+    A new holder kills the uid's survivors before it starts a worker, so a busy uid needs nothing,
+    and sweeping it anyway would kill that grader's worker.
+    """
+    try:
+        lease = UidLease(range(uid, uid + 1))
+    except SandboxError:
+        return
+    try:
+        kill_uid(uid)
+    finally:
+        lease.release()
 
 
 def become_subreaper() -> bool:

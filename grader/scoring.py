@@ -51,6 +51,7 @@ def score_check(check: dict, raw_test: dict | None, blocked: str | None) -> dict
         "message": None,
         "output": None,
         "duration_s": _duration(raw_test),
+        "code": check.get("code"),
     }
     feedback = _feedback(raw_test)
     if blocked is not None:

@@ -357,3 +357,23 @@ def test_a_worker_dies_with_its_grading_process(tmp_path):
     while Path(f"/proc/{worker}").exists() and time.monotonic() < deadline:
         time.sleep(0.05)
     assert not Path(f"/proc/{worker}").exists()
+
+
+@as_root
+def test_as_root_a_sweep_spares_a_uid_another_grader_has_leased():
+    """The runner's final sweep must not kill a worker that a parallel grade started under a reused uid."""
+    import subprocess
+
+    from grader.sandbox import UidLease, sweep_uid
+
+    lease = UidLease()
+    uid = lease.uid
+    sleeper = subprocess.Popen(["/bin/sleep", "60"], user=uid, group=uid, extra_groups=[])
+    try:
+        sweep_uid(uid)  # leased (by this test, standing in for another grader): left alone
+        time.sleep(0.2)
+        assert sleeper.poll() is None
+    finally:
+        lease.release()
+    sweep_uid(uid)  # free again: whatever is left of it dies
+    assert sleeper.wait(timeout=5) == -signal.SIGKILL

@@ -1,0 +1,119 @@
+"""The report formats: each a faithful mapping of the native report that follows its own spec."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import xml.etree.ElementTree as ET
+
+import pytest
+
+from grader.catalog import Kit
+from grader.formats import FORMATS, render, to_classroom, to_exercism, to_gradescope
+from grader.runner import Submission, grade
+from tests.conftest import REPO, TOY_KIT, run_grade
+
+GOLDEN = REPO / "tests" / "golden"
+
+
+@pytest.fixture(scope="module")
+def reports(tmp_path_factory) -> dict:
+    """Real native reports of the toy exercise: a partial solution, a full one and one that does not import."""
+    root = tmp_path_factory.mktemp("formats") / "kit"
+    shutil.copytree(TOY_KIT, root, ignore=shutil.ignore_patterns("reports"))
+    kit = Kit(root)
+    exercise = kit.resolve("ex01")
+    made = {}
+    for case in ("partial_solution", "full_solution", "syntax_error"):
+        path = GOLDEN / case / "toy.py"
+        made[case] = grade(kit, exercise, Submission(path, "toy.py"), seed=1)
+    return made
+
+
+def test_json_is_the_native_report(reports, validate_report):
+    assert validate_report(json.loads(render(reports["partial_solution"], "json"))) == reports["partial_solution"]
+
+
+def test_gradescope_keeps_every_score_and_the_total(reports):
+    native = reports["partial_solution"]
+    result = to_gradescope(native)
+    assert result["score"] == native["score"] == 4
+    assert result["max_score"] == 8
+    assert isinstance(result["execution_time"], float)
+    assert [t["score"] for t in result["tests"]] == [t["score"] for t in native["tests"]]
+    assert [t["max_score"] for t in result["tests"]] == [t["max_score"] for t in native["tests"]]
+    assert {t["status"] for t in result["tests"]} == {"passed", "failed"}
+    assert all(t["visibility"] in ("visible", "hidden", "after_due_date", "after_published") for t in result["tests"])
+    pair = next(t for t in result["tests"] if t["name"] == "pair is a tuple")
+    assert "assert [7, 7] == (7, 7)" in pair["output"]
+    add = result["tests"][0]
+    assert add["status"] == "passed" and "adding 2 3" in add["output"]
+
+
+def test_gradescope_error_report_says_why(reports):
+    result = to_gradescope(reports["syntax_error"])
+    assert result["score"] == 0 and "SyntaxError" in result["output"]
+
+
+def test_exercism_v3_follows_the_interface(reports):
+    result = to_exercism(reports["partial_solution"])
+    assert result["version"] == 3 and result["status"] == "fail" and result["message"] is None
+    for test in result["tests"]:
+        assert set(test) <= {"name", "status", "message", "output", "test_code", "task_id"}
+        assert test["status"] in ("pass", "fail", "error")
+        assert (test["message"] is None) == (test["status"] == "pass")
+        assert len(test.get("output", "")) <= 500
+        assert test["test_code"]
+    public = result["tests"][1]
+    assert "def test_pair_is_a_tuple(student):" in public["test_code"]
+    hidden = [t for t in result["tests"] if "hidden" in t["test_code"]]
+    assert len(hidden) == 4 and not any("rng.randint" in t["test_code"] for t in hidden)
+
+
+def test_exercism_error_needs_a_message(reports):
+    result = to_exercism(reports["syntax_error"])
+    assert result["status"] == "error" and "SyntaxError" in result["message"]
+
+
+def test_exercism_caps_output_at_500_characters(reports):
+    native = json.loads(json.dumps(reports["partial_solution"]))
+    native["tests"][0]["output"] = "x" * 1500
+    assert len(to_exercism(native)["tests"][0]["output"]) == 500
+
+
+def test_classroom_runner_result(reports):
+    result = to_classroom(reports["partial_solution"])
+    assert result["version"] == 1 and result["status"] == "fail" and result["max_score"] == 8
+    assert sum(t["score"] for t in result["tests"]) == 4
+    assert all(t["status"] in ("pass", "fail", "error") for t in result["tests"])
+    assert to_classroom(reports["full_solution"])["status"] == "pass"
+    assert to_classroom(reports["syntax_error"])["status"] == "error"
+
+
+def test_junit_counts_failures_and_errors(reports):
+    suites = ET.fromstring(render(reports["partial_solution"], "junit"))
+    suite = suites.find("testsuite")
+    assert suite.get("tests") == "6" and suite.get("failures") == "3" and suite.get("errors") == "0"
+    properties = {p.get("name"): p.get("value") for p in suite.find("properties")}
+    assert properties["score"] == "4.0" and properties["max_score"] == "8.0"
+    failed = [case.get("name") for case in suite.findall("testcase") if case.find("failure") is not None]
+    assert failed == ["pair is a tuple", "tag rejects a negative number", "push appends to the list it is given"]
+    broken = ET.fromstring(render(reports["syntax_error"], "junit")).find("testsuite")
+    assert broken.get("errors") == "6"
+
+
+def test_unknown_format_is_refused(reports):
+    with pytest.raises(ValueError, match="unknown report format 'yaml'"):
+        render(reports["full_solution"], "yaml")
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_every_format_through_the_cli(fmt, toy_kit, tmp_path):
+    out = tmp_path / f"report.{fmt}"
+    result = run_grade("ex01", "--solution", "--format", fmt, "--output", str(out), cwd=toy_kit.root)
+    assert result.returncode == 0, result.stderr
+    text = out.read_text()
+    if fmt == "junit":
+        assert ET.fromstring(text).find("testsuite").get("failures") == "0"
+    else:
+        assert json.loads(text)
