@@ -6,6 +6,7 @@ import argparse
 import json
 import os
 import sys
+import zipfile
 from pathlib import Path
 
 from rich.console import Console
@@ -16,6 +17,7 @@ from grader.catalog import Exercise, Kit, KitError
 from grader.formats import FORMATS, render
 from grader.runner import Submission, grade
 from grader.sandbox import SandboxError
+from grader.scoring import summarize
 
 EXIT_PASS, EXIT_LOST_POINTS, EXIT_USAGE = 0, 1, 2
 OUTCOME_MARKS = {"passed": "[green]✓[/]", "failed": "[red]✗[/]", "error": "[red]![/]",
@@ -33,6 +35,7 @@ def build_parser() -> argparse.ArgumentParser:
     """The command line of `grade`."""
     parser = _Parser(prog="grade", description="Grade minimax-kit exercises. With no exercise, list your progress.")
     parser.add_argument("exercise", nargs="?", help="ex04, ex04_alpha_beta or alpha_beta")
+    parser.add_argument("--all", action="store_true", help="grade every exercise and print one summary")
     source = parser.add_mutually_exclusive_group()
     source.add_argument("--submission", type=Path, metavar="PATH", help="grade this file, folder or .zip instead")
     source.add_argument("--solution", action="store_true", help="grade the reference solution")
@@ -82,6 +85,21 @@ def print_summary(console: Console, report: dict, where: list[str]) -> None:
     colour = {"pass": "green", "fail": "yellow", "error": "red"}[report["status"]]
     console.print(f"[bold {colour}]Score {report['score']:g}/{report['max_score']:g} ({report['status']})[/]  "
                   f"[dim]seed {report['seed']}[/]")
+    for path in where:
+        console.print(f"[dim]Report written to {escape(path)}[/]")
+
+
+def print_overview(console: Console, summary: dict, where: list[str]) -> None:
+    """One line per exercise with its score and status, then the total, for `grade --all`."""
+    colours = {"pass": "green", "fail": "yellow", "error": "red"}
+    for report in summary["exercises"]:
+        exercise = report["exercise"]
+        line = f"  {exercise['id']} {escape(exercise['title'])}  {report['score']:g}/{report['max_score']:g}"
+        console.print(f"{line}  [{colours[report['status']]}]{report['status']}[/]")
+        if report["message"]:
+            console.print(f"      [dim]{escape(report['message'])}[/]")
+    colour = colours[summary["status"]]
+    console.print(f"[bold {colour}]Total {summary['score']:g}/{summary['max_score']:g} ({summary['status']})[/]")
     for path in where:
         console.print(f"[dim]Report written to {escape(path)}[/]")
 
@@ -169,24 +187,37 @@ def run(argv: list[str], console: Console) -> int:
         return SUBCOMMANDS[argv[0]](argv[1:], console)
     args = build_parser().parse_args(argv)
     kit = Kit.find(Path.cwd(), args.kit)
-    if args.exercise is None:
+    if args.all:
+        if args.exercise is not None:
+            raise KitError("name one exercise or pass --all, not both")
+        if args.submission is not None and args.submission.is_file() and not zipfile.is_zipfile(args.submission):
+            raise KitError(f"--submission {args.submission}: with --all, give a folder or a .zip holding every module")
+        exercises = kit.exercises()
+    elif args.exercise is None:
         list_progress(console, kit)
         return EXIT_PASS
-    exercise = kit.resolve(args.exercise)
-    submission, own_work = _submission(args, kit, exercise)
-    report = grade(kit, exercise, submission, seed=args.seed)
-    where = []
-    if own_work:
-        _write(kit.root / "reports" / f"{exercise.id}.json", render(report, "json"))
-        where.append(f"reports/{exercise.id}.json")
+    else:
+        exercises = [kit.resolve(args.exercise)]
+    reports, where = [], []
+    for exercise in exercises:
+        submission, own_work = _submission(args, kit, exercise)
+        report = grade(kit, exercise, submission, seed=args.seed)
+        if own_work:
+            _write(kit.root / "reports" / f"{exercise.id}.json", render(report, "json"))
+            where.append(f"reports/{exercise.id}.json")
+        reports.append(report)
+    document = summarize(reports) if args.all else reports[0]
     if args.output == "-":
-        sys.stdout.write(render(report, args.format))
+        sys.stdout.write(render(document, args.format))
     else:
         if args.output:
-            _write(Path(args.output), render(report, args.format))
+            _write(Path(args.output), render(document, args.format))
             where.append(args.output)
-        print_summary(console, report, where)
-    if report["status"] == "pass" or args.exit_zero:
+        if args.all:
+            print_overview(console, document, where)
+        else:
+            print_summary(console, document, where)
+    if document["status"] == "pass" or args.exit_zero:
         return EXIT_PASS
     return EXIT_LOST_POINTS
 

@@ -112,3 +112,16 @@ def build_report(*, exercise: dict, submission: dict, seed: int, collected: list
         "duration_s": round(duration_s, 3),
         "environment": environment,
     }
+
+
+def summarize(reports: list[dict]) -> dict:
+    """The `grade --all` document: every exercise's report and the totals."""
+    statuses = [report["status"] for report in reports]
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "kit": {"name": "minimax-kit", "version": __version__},
+        "status": "error" if "error" in statuses else "fail" if "fail" in statuses or not reports else "pass",
+        "score": round(sum((report["score"] for report in reports), 0.0), 4),
+        "max_score": round(sum((report["max_score"] for report in reports), 0.0), 4),
+        "exercises": reports,
+    }

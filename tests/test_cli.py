@@ -147,3 +147,30 @@ def test_hint_errors_are_usage_errors(toy_kit):
     assert run_grade("hint", cwd=toy_kit.root).returncode == 2
     unknown = run_grade("hint", "ex42", cwd=toy_kit.root)
     assert unknown.returncode == 2 and "unknown exercise 'ex42'" in unknown.stderr
+
+
+def test_grade_all_writes_one_summary(toy_kit, tmp_path, validate_report):
+    (toy_kit.root / "exercises" / "ex02_twin").mkdir()
+    import shutil as _shutil
+
+    for item in (toy_kit.root / "exercises" / "ex01_toy").iterdir():
+        target = toy_kit.root / "exercises" / "ex02_twin" / item.name
+        (_shutil.copytree if item.is_dir() else _shutil.copyfile)(item, target)
+    toml = toy_kit.root / "exercises" / "ex02_twin" / "exercise.toml"
+    toml.write_text(toml.read_text().replace('id = "ex01"', 'id = "ex02"').replace('slug = "toy"', 'slug = "twin"'))
+    folder = tmp_path / "student"
+    folder.mkdir()
+    _shutil.copyfile(REPO / "tests" / "golden" / "partial_solution" / "toy.py", folder / "toy.py")
+    result = run_grade("--all", "--submission", str(folder), "--output", "-", cwd=toy_kit.root)
+    summary = validate_report(json.loads(result.stdout))
+    assert result.returncode == 1
+    assert [r["exercise"]["id"] for r in summary["exercises"]] == ["ex01", "ex02"]
+    assert (summary["score"], summary["max_score"], summary["status"]) == (8, 16, "fail")
+    shown = run_grade("--all", "--solution", cwd=toy_kit.root)
+    assert shown.returncode == 2 and "ex02_twin" in shown.stderr  # ex02 has no reference solution
+
+
+def test_grade_all_rejects_a_single_file_and_an_exercise_name(toy_kit):
+    stub = str(toy_kit.root / "exercises" / "ex01_toy" / "toy.py")
+    assert "give a folder or a .zip" in run_grade("--all", "--submission", stub, cwd=toy_kit.root).stderr
+    assert "not both" in run_grade("ex01", "--all", cwd=toy_kit.root).stderr

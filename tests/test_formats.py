@@ -117,3 +117,15 @@ def test_every_format_through_the_cli(fmt, toy_kit, tmp_path):
         assert ET.fromstring(text).find("testsuite").get("failures") == "0"
     else:
         assert json.loads(text)
+
+
+def test_a_grade_all_summary_maps_every_exercise(reports, validate_report):
+    from grader.scoring import summarize
+
+    summary = validate_report(summarize([reports["partial_solution"], reports["full_solution"]]))
+    assert (summary["score"], summary["max_score"], summary["status"]) == (12, 16, "fail")
+    gradescope = to_gradescope(summary)
+    assert gradescope["score"] == 12 and len(gradescope["tests"]) == 12
+    assert gradescope["tests"][0]["name"] == "ex01: add of two small numbers"
+    assert to_exercism(summary)["status"] == "fail"
+    assert len(ET.fromstring(render(summary, "junit")).findall("testsuite")) == 2
