@@ -13,11 +13,12 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from grader.catalog import Exercise, Kit, KitError
+from grader.catalog import Exercise, Kit, KitError, load_exercise
 from grader.formats import FORMATS, render
 from grader.runner import Submission, grade
 from grader.sandbox import SandboxError
 from grader.scoring import summarize
+from grader.validation import DEFAULT_SEEDS, check_exercise
 
 EXIT_PASS, EXIT_LOST_POINTS, EXIT_USAGE = 0, 1, 2
 OUTCOME_MARKS = {"passed": "[green]✓[/]", "failed": "[red]✗[/]", "error": "[red]![/]",
@@ -178,7 +179,52 @@ def run_hint(argv: list[str], console: Console) -> int:
     return EXIT_PASS
 
 
-SUBCOMMANDS = {"hint": run_hint}
+def _seeds(text: str) -> tuple[int, ...]:
+    try:
+        seeds = tuple(_seed(part) for part in text.split(","))
+    except argparse.ArgumentTypeError as exc:
+        raise argparse.ArgumentTypeError(f"expected seeds such as 1,2,3: {exc}") from None
+    return seeds
+
+
+def build_check_parser() -> argparse.ArgumentParser:
+    """The command line of `grade check`."""
+    parser = _Parser(prog="grade check", description="Prove exercises sound: reference, alt/, wrong/ and stub.")
+    parser.add_argument("exercises", nargs="*", help="exercises to check (default with --all: every one)")
+    parser.add_argument("--all", action="store_true", help="check every exercise")
+    parser.add_argument("--seeds", type=_seeds, default=DEFAULT_SEEDS, help="seeds for the wrong/ solutions (1,2,3)")
+    parser.add_argument("--jobs", type=int, default=None, help="grading runs at once (default: one per core)")
+    parser.add_argument("--kit", type=Path, metavar="DIR", help="the kit's folder (default: found from here)")
+    return parser
+
+
+def run_check(argv: list[str], console: Console) -> int:
+    """One line per exercise: what held, or every problem found; exit 1 if any exercise is unsound."""
+    args = build_check_parser().parse_args(argv)
+    kit = Kit.find(Path.cwd(), args.kit)
+    if args.all == bool(args.exercises):
+        raise KitError("name the exercises to check, or pass --all")
+    folders = kit.exercise_folders() if args.all else [kit.resolve(name).path for name in args.exercises]
+    sound = True
+    for folder in folders:
+        try:
+            exercise = load_exercise(folder)
+        except KitError as exc:
+            console.print(f"[red]✗ {folder.name}[/]: {escape(str(exc))}")
+            sound = False
+            continue
+        result = check_exercise(kit, exercise, seeds=args.seeds, jobs=args.jobs)
+        if result.ok:
+            console.print(f"[green]✓ {exercise.name}[/]: {escape(', '.join(result.facts))}")
+        else:
+            sound = False
+            console.print(f"[red]✗ {exercise.name}[/]: {len(result.problems)} problem(s)")
+            for problem in result.problems:
+                console.print(f"    {escape(problem)}")
+    return EXIT_PASS if sound else EXIT_LOST_POINTS
+
+
+SUBCOMMANDS = {"hint": run_hint, "check": run_check}
 
 
 def run(argv: list[str], console: Console) -> int:

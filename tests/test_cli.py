@@ -174,3 +174,37 @@ def test_grade_all_rejects_a_single_file_and_an_exercise_name(toy_kit):
     stub = str(toy_kit.root / "exercises" / "ex01_toy" / "toy.py")
     assert "give a folder or a .zip" in run_grade("--all", "--submission", stub, cwd=toy_kit.root).stderr
     assert "not both" in run_grade("ex01", "--all", cwd=toy_kit.root).stderr
+
+
+def test_grade_check_passes_a_sound_exercise(toy_kit):
+    result = run_grade("check", "--all", "--seeds", "1,2", cwd=toy_kit.root)
+    assert result.returncode == 0, result.stdout
+    assert "✓ ex01_toy: reference 8/8, stub 0/8, 1 alt, 1 wrong x 2 seeds" in result.stdout
+
+
+def test_grade_check_names_every_problem(toy_kit):
+    solutions = toy_kit.root / "solutions" / "ex01_toy"
+    # A wrong solution that is in fact right means a check is missing; an alt that is wrong is unfair.
+    (solutions / "wrong" / "secretly_right.py").write_text((solutions / "toy.py").read_text())
+    (solutions / "alt" / "broken.py").write_text((solutions / "wrong" / "pair_as_list.py").read_text())
+    stub = toy_kit.root / "exercises" / "ex01_toy" / "toy.py"
+    stub.write_text(stub.read_text().replace("# TODO", "# to do"))
+    result = run_grade("check", "ex01", "--seeds", "1", cwd=toy_kit.root)
+    assert result.returncode == 1
+    assert "✗ ex01_toy: 3 problem(s)" in result.stdout
+    assert "toy.py: the stub has no # TODO markers" in result.stdout
+    assert "alt/broken.py must get full marks but scored 4/8" in result.stdout
+    assert "wrong/secretly_right.py got full marks with seed 1: a check is missing" in result.stdout
+
+
+def test_grade_check_reports_a_malformed_exercise_and_goes_on(toy_kit):
+    toml = toy_kit.root / "exercises" / "ex01_toy" / "exercise.toml"
+    toml.write_text(toml.read_text().replace("hints = ", "hints_typo = "))
+    result = run_grade("check", "--all", cwd=toy_kit.root)
+    assert result.returncode == 1
+    assert "✗ ex01_toy" in result.stdout and "unknown field 'hints_typo'" in result.stdout
+
+
+def test_grade_check_usage_errors(toy_kit):
+    assert "name the exercises to check, or pass --all" in run_grade("check", cwd=toy_kit.root).stderr
+    assert "expected seeds such as 1,2,3" in run_grade("check", "--all", "--seeds", "x", cwd=toy_kit.root).stderr

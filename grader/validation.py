@@ -1,0 +1,115 @@
+"""`grade check`: prove an exercise sound by grading its reference, alt, wrong and stub solutions."""
+
+from __future__ import annotations
+
+import ast
+import os
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from grader.catalog import Exercise, Kit
+from grader.runner import Submission, grade
+
+# Random checks must catch every wrong solution whatever the seed; a few fixed seeds stand in for "any".
+DEFAULT_SEEDS = (1, 2, 20261129)
+
+
+@dataclass
+class ExerciseCheck:
+    """What `grade check` found for one exercise: a summary of what held, and every problem."""
+
+    exercise: Exercise
+    problems: list[str] = field(default_factory=list)
+    facts: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        """Whether the exercise is sound."""
+        return not self.problems
+
+
+def _defined_functions(path: Path) -> set[str]:
+    """Top-level function names of a Python file, read without running it."""
+    return {node.name for node in ast.parse(path.read_text(encoding="utf-8")).body
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
+
+
+def _imports_solutions(path: Path) -> bool:
+    """Whether a check file imports anything from solutions/ (checks must compute their own answers)."""
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            names = [alias.name for alias in node.names] + [getattr(node, "module", None) or ""]
+            if any("solution" in name for name in names):
+                return True
+    return False
+
+
+def static_problems(kit: Kit, exercise: Exercise) -> list[str]:
+    """Problems visible without grading: files, # TODOs, hints, function names, forbidden imports."""
+    problems = []
+    solutions = exercise.solution_dir(kit.root)
+    reference = solutions / exercise.module
+    for required in (exercise.path / "README.md", exercise.stub_path, reference):
+        if not required.is_file():
+            problems.append(f"{required.relative_to(kit.root)} is missing")
+    if exercise.stub_path.is_file() and "# TODO" not in exercise.stub_path.read_text(encoding="utf-8"):
+        problems.append(f"{exercise.stub_path.name}: the stub has no # TODO markers")
+    if not exercise.hints:
+        problems.append("exercise.toml: hints is empty")
+    for path in (exercise.stub_path, reference):
+        if path.is_file():
+            missing = sorted(set(exercise.functions) - _defined_functions(path))
+            if missing:
+                problems.append(f"{path.relative_to(kit.root)} does not define {', '.join(missing)}")
+    if not list(solutions.glob("alt/*.py")):
+        problems.append("solutions: no alt/ solution (at least one plain, naive one is required)")
+    if not list(solutions.glob("wrong/*.py")):
+        problems.append("solutions: no wrong/ solution")
+    for path in exercise.checks_dir.glob("*.py"):
+        if _imports_solutions(path):
+            problems.append(f"{path.relative_to(kit.root)} imports from solutions/")
+    return problems
+
+
+def _lost(report: dict) -> list[str]:
+    return [f"{test['name']} ({test['outcome']})" for test in report["tests"] if test["score"] < test["max_score"]]
+
+
+def check_exercise(kit: Kit, exercise: Exercise, seeds=DEFAULT_SEEDS, jobs: int | None = None) -> ExerciseCheck:
+    """Grade the exercise's reference, alts, wrongs (under every seed) and stub, and say what is wrong."""
+    result = ExerciseCheck(exercise, problems=static_problems(kit, exercise))
+    solutions = exercise.solution_dir(kit.root)
+    reference = solutions / exercise.module
+    if result.problems and not reference.is_file():
+        return result
+    runs = [("reference", reference, None)]
+    runs += [("alt", path, None) for path in sorted(solutions.glob("alt/*.py"))]
+    runs += [("stub", exercise.stub_path, None)]
+    runs += [("wrong", path, seed) for path in sorted(solutions.glob("wrong/*.py")) for seed in seeds]
+
+    def run(job):
+        kind, path, seed = job
+        return job, grade(kit, exercise, Submission(path, path.name), seed=seed)
+
+    with ThreadPoolExecutor(max_workers=jobs or os.cpu_count() or 1) as pool:
+        outcomes = list(pool.map(run, runs))
+    for (kind, path, seed), report in outcomes:
+        shown = path.relative_to(kit.root)
+        if kind in ("reference", "alt") and report["status"] != "pass":
+            problems = "; ".join(_lost(report)) or report["message"]
+            result.problems.append(f"{shown} must get full marks but scored "
+                                   f"{report['score']:g}/{report['max_score']:g}: {problems}")
+        elif kind == "stub":
+            if exercise.stub_may_score is None and report["score"] > 0:
+                result.problems.append(f"{shown}: the untouched stub must score 0 but scored {report['score']:g}")
+            elif report["status"] == "pass":
+                result.problems.append(f"{shown}: the untouched stub passes every check")
+            result.facts.append(f"stub {report['score']:g}/{report['max_score']:g}")
+        elif kind == "wrong" and report["score"] >= report["max_score"]:
+            result.problems.append(f"{shown} got full marks with seed {seed}: a check is missing")
+        if kind == "reference":
+            result.facts.insert(0, f"reference {report['score']:g}/{report['max_score']:g}")
+    wrongs = len(list(solutions.glob("wrong/*.py")))
+    result.facts.append(f"{len(list(solutions.glob('alt/*.py')))} alt, {wrongs} wrong x {len(seeds)} seeds")
+    return result
