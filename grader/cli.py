@@ -14,9 +14,11 @@ from rich.markup import escape
 from rich.table import Table
 
 from grader.catalog import Exercise, Kit, KitError, load_exercise
+from grader.export import export_gradescope, export_handout, withheld_checks
 from grader.formats import FORMATS, render
 from grader.runner import Submission, grade
 from grader.sandbox import SandboxError
+from grader.scaffold import scaffold
 from grader.scoring import summarize
 from grader.validation import DEFAULT_SEEDS, check_exercise
 
@@ -224,7 +226,47 @@ def run_check(argv: list[str], console: Console) -> int:
     return EXIT_PASS if sound else EXIT_LOST_POINTS
 
 
-SUBCOMMANDS = {"hint": run_hint, "check": run_check}
+def run_new(argv: list[str], console: Console) -> int:
+    """`grade new ex10 slug "Title"`: scaffold an exercise that passes `grade check` at once."""
+    parser = _Parser(prog="grade new", description="Scaffold a new exercise and its solution folders.")
+    parser.add_argument("id", help="the new id, such as ex10")
+    parser.add_argument("slug", help="the folder suffix and module name, such as endgame_tables")
+    parser.add_argument("title", help='the title, such as "Endgame tables"')
+    parser.add_argument("--kit", type=Path, metavar="DIR", help="the kit's folder (default: found from here)")
+    args = parser.parse_args(argv)
+    kit = Kit.find(Path.cwd(), args.kit)
+    for path in scaffold(kit, args.id, args.slug, args.title):
+        console.print(f"  created {escape(str(path.relative_to(kit.root)))}")
+    console.print(f"Next: write the task, the checks and the solutions, then run [bold]grade check {args.id}[/]. "
+                  "See docs/authoring.md.")
+    return EXIT_PASS
+
+
+def run_export(argv: list[str], console: Console) -> int:
+    """`grade export DIR` (student handout) or `grade export --gradescope FILE.zip` (autograder bundle)."""
+    parser = _Parser(prog="grade export", description="Export the student handout or a Gradescope bundle.")
+    parser.add_argument("target", nargs="?", type=Path, help="folder for the student handout")
+    parser.add_argument("--gradescope", type=Path, metavar="FILE.zip", help="write a Gradescope autograder zip")
+    parser.add_argument("--exercise", help="with --gradescope: one exercise per assignment (default: all)")
+    parser.add_argument("--kit", type=Path, metavar="DIR", help="the kit's folder (default: found from here)")
+    args = parser.parse_args(argv)
+    kit = Kit.find(Path.cwd(), args.kit)
+    if (args.target is None) == (args.gradescope is None):
+        raise KitError("give either a folder for the handout or --gradescope FILE.zip")
+    if args.gradescope is not None:
+        exercise = kit.resolve(args.exercise) if args.exercise else None
+        export_gradescope(kit, args.gradescope, exercise)
+        console.print(f"Gradescope bundle written to {escape(str(args.gradescope))}")
+        return EXIT_PASS
+    if args.exercise:
+        raise KitError("--exercise goes with --gradescope; the handout holds every exercise")
+    names = export_handout(kit, args.target)
+    console.print(f"Handout with {len(names)} exercises written to {escape(str(args.target))} "
+                  "(no hidden checks, no solutions)")
+    return EXIT_PASS
+
+
+SUBCOMMANDS = {"hint": run_hint, "check": run_check, "new": run_new, "export": run_export}
 
 
 def run(argv: list[str], console: Console) -> int:
@@ -263,6 +305,10 @@ def run(argv: list[str], console: Console) -> int:
             print_overview(console, document, where)
         else:
             print_summary(console, document, where)
+            withheld = withheld_checks(exercises[0])
+            if withheld:
+                console.print(f"[dim]These were the public checks. When your work is marked, {withheld['checks']} "
+                              f"hidden checks worth {withheld['points']:g} points also run.[/]")
     if document["status"] == "pass" or args.exit_zero:
         return EXIT_PASS
     return EXIT_LOST_POINTS

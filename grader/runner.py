@@ -185,6 +185,73 @@ def _wait_for_pytest(process: subprocess.Popen, run_dir: Path, started: float) -
     return None
 
 
+def _run_checks(kit: Kit, exercise: Exercise, run_dir: Path, settings: dict, started: float,
+                collect_only: bool = False) -> tuple[dict, str | None, dict | None]:
+    """Run (or only collect) the exercise's checks in a pytest subprocess under the outer limit.
+
+    Returns the collected checks, why the run was stopped (or None), and pytest-json-report's raw
+    report (None if pytest wrote none). A check file that cannot be collected is a KitError.
+    """
+    checks_dir = run_dir / "pytest" / "checks"
+    checks_dir.mkdir(parents=True)
+    for path in exercise.checks_dir.glob("*.py"):
+        shutil.copyfile(path, checks_dir / path.name)
+    (run_dir / "pytest" / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
+    check_files = [checks_dir / path.name for path in exercise.check_files()]
+    if not check_files:
+        raise KitError(f"{exercise.checks_dir}: no test_*.py check files")
+    config = {
+        "module": exercise.module, "functions": list(exercise.functions),
+        "call_timeout": exercise.call_timeout, "check_timeout": exercise.check_timeout,
+        "memory_mb": exercise.memory_mb, "cpu_slack": CPU_SLACK, "run_dir": str(run_dir),
+        "public_file": PUBLIC_CHECKS, **settings,
+    }
+    (run_dir / "config.json").write_text(json.dumps(config), encoding="utf-8")
+    protect_secrets(kit)
+    if os.geteuid() != 0:
+        become_subreaper()
+    env = {**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1", "PYTHONDONTWRITEBYTECODE": "1"}
+    command = _pytest_command(run_dir, exercise, check_files) + (["--collect-only"] if collect_only else [])
+    with open(run_dir / "pytest.log", "wb") as log:
+        process = subprocess.Popen(
+            command, cwd=run_dir / "pytest", env=env,
+            stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+        )
+        fault = _wait_for_pytest(process, run_dir, started)
+    sandbox_info = _read_json(run_dir / "sandbox.json") or {}
+    for uid in sandbox_info.get("uids_used", []):
+        if os.geteuid() == 0 and uid != 0:
+            sweep_uid(uid)
+    if os.geteuid() != 0:
+        kill_children()
+    collected = _read_json(run_dir / "collected.json")
+    if collected is not None and collected["errors"]:
+        raise KitError(f"the checks could not be collected: {collected['errors'][0]}")
+    if collected is None and fault is None:
+        log_lines = (run_dir / "pytest.log").read_text(errors="replace").strip().splitlines()
+        detail = next((line for line in reversed(log_lines) if line.startswith(("E ", "ERROR"))), None)
+        detail = detail or (log_lines[-1] if log_lines else f"pytest exited with {process.returncode}")
+        raise KitError(f"{exercise.checks_dir}: the checks could not be collected: {detail.strip()}")
+    raw = _read_json(run_dir / "raw.json")
+    if fault is None and raw is None and not collect_only:
+        fault = f"the grading process exited with status {process.returncode} and wrote no results"
+    return collected or {"checks": []}, fault, raw
+
+
+def collect_checks(kit: Kit, exercise: Exercise) -> list[dict]:
+    """The exercise's checks (name, visibility, points), collected without running anything."""
+    run_dir = Path(tempfile.mkdtemp(prefix="minimax-kit-collect-"))
+    try:
+        collected, fault, _ = _run_checks(kit, exercise, run_dir, {"seed": 0, "source_dir": "",
+                                                                    "submission_error": None},
+                                          time.monotonic(), collect_only=True)
+        if fault:
+            raise KitError(f"{exercise.checks_dir}: collecting the checks failed: {fault}")
+        return collected["checks"]
+    finally:
+        shutil.rmtree(run_dir, ignore_errors=True)
+
+
 def grade(kit: Kit, exercise: Exercise, submission: Submission, seed: int | None = None) -> dict:
     """Grade one submission of one exercise and return the native report."""
     started_at = datetime.now(timezone.utc)
@@ -201,54 +268,14 @@ def grade(kit: Kit, exercise: Exercise, submission: Submission, seed: int | None
             sha256 = hashlib.sha256(submission.path.read_bytes()).hexdigest() if submission.path.is_file() else None
         if seed is None:
             seed = derive_seed(exercise.id, sha256 or "")
-        checks_dir = run_dir / "pytest" / "checks"
-        checks_dir.mkdir(parents=True)
-        for path in exercise.checks_dir.glob("*.py"):
-            shutil.copyfile(path, checks_dir / path.name)
-        (run_dir / "pytest" / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
-        check_files = [checks_dir / path.name for path in exercise.check_files()]
-        if not check_files:
-            raise KitError(f"{exercise.checks_dir}: no test_*.py check files")
-        config = {
-            "module": exercise.module, "functions": list(exercise.functions),
-            "call_timeout": exercise.call_timeout, "check_timeout": exercise.check_timeout,
-            "memory_mb": exercise.memory_mb, "cpu_slack": CPU_SLACK, "seed": seed,
-            "source_dir": str(source_dir), "run_dir": str(run_dir), "public_file": PUBLIC_CHECKS,
-            "submission_error": submission_error,
-        }
-        (run_dir / "config.json").write_text(json.dumps(config), encoding="utf-8")
-        protect_secrets(kit)
-        if os.geteuid() != 0:
-            become_subreaper()
-        env = {**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1", "PYTHONDONTWRITEBYTECODE": "1"}
-        with open(run_dir / "pytest.log", "wb") as log:
-            process = subprocess.Popen(
-                _pytest_command(run_dir, exercise, check_files), cwd=run_dir / "pytest", env=env,
-                stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
-            )
-            fault = _wait_for_pytest(process, run_dir, started)
+        settings = {"seed": seed, "source_dir": str(source_dir), "submission_error": submission_error}
+        collected, fault, raw = _run_checks(kit, exercise, run_dir, settings, started)
         sandbox_info = _read_json(run_dir / "sandbox.json") or {}
-        for uid in sandbox_info.get("uids_used", []):
-            if os.geteuid() == 0 and uid != 0:
-                sweep_uid(uid)
-        if os.geteuid() != 0:
-            kill_children()
-        collected = _read_json(run_dir / "collected.json")
-        raw = _read_json(run_dir / "raw.json")
-        if collected is not None and collected["errors"]:
-            raise KitError(f"the checks could not be collected: {collected['errors'][0]}")
-        if collected is None and fault is None:
-            log_lines = (run_dir / "pytest.log").read_text(errors="replace").strip().splitlines()
-            detail = next((line for line in reversed(log_lines) if line.startswith(("E ", "ERROR"))), None)
-            detail = detail or (log_lines[-1] if log_lines else f"pytest exited with {process.returncode}")
-            raise KitError(f"{exercise.checks_dir}: the checks could not be collected: {detail.strip()}")
-        if fault is None and raw is None:
-            fault = f"the grading process exited with status {process.returncode} and wrote no results"
         return scoring.build_report(
             exercise={"id": exercise.id, "slug": exercise.slug, "title": exercise.title},
             submission={"path": submission.shown_as, "sha256": sha256},
             seed=seed,
-            collected=(collected or {}).get("checks", []),
+            collected=collected["checks"],
             raw=raw,
             sandbox=sandbox_info,
             fault=fault,

@@ -1,0 +1,125 @@
+"""Scaffolding, the student handout and the Gradescope bundle, driven through the CLI."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import REPO, run_grade
+
+
+def _distinctive_lines(path: Path) -> set[str]:
+    """Lines long and particular enough that finding one elsewhere means the file leaked."""
+    return {line.strip() for line in path.read_text(encoding="utf-8").splitlines() if len(line.strip()) >= 25}
+
+
+def test_grade_new_scaffolds_an_exercise_that_passes_grade_check(toy_kit):
+    result = run_grade("new", "ex07", "endgame_tables", "Endgame tables", cwd=toy_kit.root)
+    assert result.returncode == 0, result.stderr
+    assert "created exercises/ex07_endgame_tables/checks/test_hidden.py" in result.stdout
+    check = run_grade("check", "ex07", "--seeds", "1", cwd=toy_kit.root)
+    assert check.returncode == 0, check.stdout
+    assert "✓ ex07_endgame_tables" in check.stdout
+
+
+@pytest.mark.parametrize(
+    "args, words",
+    [
+        (["ex01", "again", "Again"], "ex01: ex01_toy already exists"),
+        (["exercise9", "x", "X"], "the id must look like ex10"),
+        (["ex09", "Bad-Slug", "X"], "the id must look like ex10"),
+        (["ex09", "fine", 'Say "hi"'], "give a one-line title without double quotes"),
+    ],
+)
+def test_grade_new_refuses_bad_names(toy_kit, args, words):
+    result = run_grade("new", *args, cwd=toy_kit.root)
+    assert result.returncode == 2 and words in result.stderr
+
+
+def test_the_handout_has_no_hidden_checks_and_no_solutions(repo_kit, tmp_path):
+    handout = tmp_path / "handout"
+    result = run_grade("export", str(handout), cwd=REPO)
+    assert result.returncode == 0, result.stderr
+    assert not (handout / "solutions").exists()
+    assert not list(handout.rglob("test_hidden.py"))
+    secrets = set()
+    for exercise in repo_kit.exercises():
+        public = _distinctive_lines(exercise.checks_dir / "test_public.py") | _distinctive_lines(exercise.stub_path)
+        for path in exercise.checks_dir.glob("*.py"):
+            if path.name != "test_public.py":
+                secrets |= _distinctive_lines(path) - public
+        for path in exercise.solution_dir(REPO).rglob("*.py"):
+            secrets |= _distinctive_lines(path) - public
+    assert secrets, "the kit should have hidden checks and solutions to keep out"
+    for path in handout.rglob("*"):
+        if path.is_file() and path.suffix in (".py", ".md", ".toml", ".json", ".yml"):
+            leaked = _distinctive_lines(path) & secrets
+            assert not leaked, f"{path.relative_to(handout)} holds hidden text: {sorted(leaked)[:3]}"
+    assert (handout / ".github" / "workflows" / "grade.yml").read_text().count("grade --all") == 2
+
+
+def test_the_handout_installs_and_grades_the_public_checks(tmp_path):
+    handout = tmp_path / "handout"
+    assert run_grade("export", str(handout), cwd=REPO).returncode == 0
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    install = subprocess.run([str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet", "-e", str(handout)],
+                             capture_output=True, text=True, timeout=600)
+    assert install.returncode == 0, install.stderr[-2000:]
+    graded = subprocess.run([str(venv / "bin" / "grade"), "ex04"], cwd=handout, capture_output=True, text=True,
+                            timeout=300, env={**os.environ, "COLUMNS": "200"})
+    assert graded.returncode == 1, graded.stdout + graded.stderr
+    assert "(hidden)" not in graded.stdout
+    assert "hidden checks worth" in graded.stdout and "also run" in graded.stdout
+    report = json.loads((handout / "reports" / "ex04.json").read_text())
+    assert {test["visibility"] for test in report["tests"]} == {"public"}
+
+
+def test_export_usage_errors(toy_kit, tmp_path):
+    occupied = tmp_path / "occupied"
+    occupied.mkdir()
+    (occupied / "x").write_text("x")
+    assert "must be a new or empty folder" in run_grade("export", str(occupied), cwd=toy_kit.root).stderr
+    assert "give either a folder" in run_grade("export", cwd=toy_kit.root).stderr
+    assert "must be a .zip" in run_grade("export", "--gradescope", str(tmp_path / "b.tar"), cwd=toy_kit.root).stderr
+
+
+def test_the_gradescope_bundle_grades_a_submission_into_results_json(toy_kit, tmp_path):
+    bundle = tmp_path / "autograder.zip"
+    result = run_grade("export", "--gradescope", str(bundle), "--exercise", "ex01", cwd=toy_kit.root)
+    assert result.returncode == 0, result.stderr
+    root = tmp_path / "autograder"
+    with zipfile.ZipFile(bundle) as archive:
+        names = archive.namelist()
+        assert "setup.sh" in names and "run_autograder" in names
+        assert not any(name.startswith("solutions/") for name in names)
+        assert "exercises/ex01_toy/checks/test_hidden.py" in names
+        archive.extractall(root / "source")
+    (root / "submission").mkdir()
+    (root / "submission" / "toy.py").write_text((REPO / "tests/golden/partial_solution/toy.py").read_text())
+    grade = Path(sys.executable).parent / "grade"
+    env = {**os.environ, "AUTOGRADER_ROOT": str(root), "GRADE": str(grade)}
+    run = subprocess.run(["bash", str(root / "source" / "run_autograder")], env=env, capture_output=True,
+                         text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    results = json.loads((root / "results" / "results.json").read_text())
+    assert results["score"] == 4 and len(results["tests"]) == 6
+    assert {t["status"] for t in results["tests"]} == {"passed", "failed"}
+
+
+def test_run_autograder_leaves_a_result_even_when_grading_fails(toy_kit, tmp_path):
+    bundle = tmp_path / "autograder.zip"
+    run_grade("export", "--gradescope", str(bundle), cwd=toy_kit.root)
+    root = tmp_path / "autograder"
+    with zipfile.ZipFile(bundle) as archive:
+        archive.extractall(root / "source")
+    env = {**os.environ, "AUTOGRADER_ROOT": str(root), "GRADE": "/bin/false"}
+    subprocess.run(["bash", str(root / "source" / "run_autograder")], env=env, timeout=60, check=False)
+    results = json.loads((root / "results" / "results.json").read_text())
+    assert results["score"] == 0 and "autograder failed" in results["output"]
