@@ -13,6 +13,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from grader.batch import distribution, find_students, run_batch, write_gradebook
 from grader.catalog import Exercise, Kit, KitError, load_exercise
 from grader.export import export_gradescope, export_handout, withheld_checks
 from grader.formats import FORMATS, render
@@ -266,7 +267,52 @@ def run_export(argv: list[str], console: Console) -> int:
     return EXIT_PASS
 
 
-SUBCOMMANDS = {"hint": run_hint, "check": run_check, "new": run_new, "export": run_export}
+def _jobs(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected at least 1, got {value}")
+    return value
+
+
+def run_batch_command(argv: list[str], console: Console) -> int:
+    """`grade batch DIR --exercise exNN|--all --jobs N --out OUT`: grade a class into reports and grades.csv."""
+    parser = _Parser(prog="grade batch", description="Grade a class: one subfolder, .py or .zip per student.")
+    parser.add_argument("folder", type=Path, help="the class's submissions")
+    which = parser.add_mutually_exclusive_group(required=True)
+    which.add_argument("--exercise", help="the exercise every submission is for")
+    which.add_argument("--all", action="store_true", help="grade every exercise for every student")
+    parser.add_argument("--jobs", type=_jobs, default=1, help="submissions graded at once (default 1)")
+    parser.add_argument("--out", type=Path, required=True, help="folder for the reports and grades.csv")
+    parser.add_argument("--force", action="store_true", help="regrade even unchanged submissions")
+    parser.add_argument("--seed", type=_seed, help="the same seed for every submission")
+    parser.add_argument("--kit", type=Path, metavar="DIR", help="the kit's folder (default: found from here)")
+    args = parser.parse_args(argv)
+    kit = Kit.find(Path.cwd(), args.kit)
+    exercises = kit.exercises() if args.all else [kit.resolve(args.exercise)]
+    students = find_students(args.folder)
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+
+    with Progress("[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(),
+                  TimeElapsedColumn(), console=console, transient=True) as progress:
+        task = progress.add_task("grading", total=len(students) * len(exercises))
+        results, reused = run_batch(kit, exercises, students, args.out, jobs=args.jobs, force=args.force,
+                                    seed=args.seed, advance=lambda: progress.advance(task))
+    write_gradebook(results, exercises, args.out / "grades.csv")
+    stats = distribution(results, exercises)
+    console.print(f"Graded {stats['students']} students on {len(exercises)} exercise(s)"
+                  f" ({reused} unchanged and not regraded). Gradebook: {escape(str(args.out / 'grades.csv'))}")
+    if stats["students"]:
+        console.print(f"  totals out of {stats['possible']:g}: mean {stats['mean']:.1f}, median {stats['median']:g}, "
+                      f"lowest {stats['lowest']:g}, highest {stats['highest']:g}; "
+                      f"{stats['full_marks']} with full marks, {stats['errors']} with a submission that did not run")
+    return EXIT_PASS
+
+
+SUBCOMMANDS = {"hint": run_hint, "check": run_check, "new": run_new, "export": run_export,
+               "batch": run_batch_command}
 
 
 def run(argv: list[str], console: Console) -> int:

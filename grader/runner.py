@@ -125,6 +125,11 @@ def _check_source_text(path: Path) -> None:
         ) from None
 
 
+def unusable_submission_sha256(path: Path) -> str | None:
+    """What a submission that cannot be laid out is known by: its file's sha256 (a folder has none)."""
+    return hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else None
+
+
 def protect_secrets(kit: Kit) -> None:
     """As root, make the kit unreadable to the workers' unprivileged uids before any worker starts.
 
@@ -265,7 +270,7 @@ def grade(kit: Kit, exercise: Exercise, submission: Submission, seed: int | None
             sha256 = hashlib.sha256((source_dir / exercise.module).read_bytes()).hexdigest()
         except _SubmissionProblem as exc:
             submission_error = str(exc)
-            sha256 = hashlib.sha256(submission.path.read_bytes()).hexdigest() if submission.path.is_file() else None
+            sha256 = unusable_submission_sha256(submission.path)
         if seed is None:
             seed = derive_seed(exercise.id, sha256 or "")
         settings = {"seed": seed, "source_dir": str(source_dir), "submission_error": submission_error}

@@ -1,0 +1,119 @@
+"""`grade batch`: grade a whole class, one report per student and exercise, plus grades.csv."""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import json
+import statistics
+import tempfile
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+from grader import __version__
+from grader.catalog import Exercise, Kit, KitError
+from grader.formats import render
+from grader.runner import Submission, _SubmissionProblem, grade, prepare_submission, unusable_submission_sha256
+
+
+@dataclass(frozen=True)
+class Student:
+    """One entry of the class folder: a subfolder, a .py file or a .zip."""
+
+    name: str
+    path: Path
+
+
+def find_students(folder: Path) -> list[Student]:
+    """Every student in `folder`, by name; hidden files and other kinds of file are not students."""
+    if not folder.is_dir():
+        raise KitError(f"batch {folder}: no such folder")
+    students = []
+    for path in sorted(folder.iterdir()):
+        if path.name.startswith("."):
+            continue
+        if path.is_dir():
+            students.append(Student(path.name, path))
+        elif path.suffix in (".py", ".zip"):
+            students.append(Student(path.stem, path))
+    names = [student.name for student in students]
+    duplicates = sorted({name for name in names if names.count(name) > 1})
+    if duplicates:
+        raise KitError(f"batch {folder}: more than one submission for {', '.join(duplicates)}")
+    return students
+
+
+def submission_sha256(path: Path, module: str) -> str | None:
+    """The sha256 of the module a submission would be graded as, or None if it has none."""
+    with tempfile.TemporaryDirectory(prefix="minimax-kit-batch-") as scratch:
+        try:
+            prepare_submission(path, module, Path(scratch) / "submission")
+        except _SubmissionProblem:
+            return unusable_submission_sha256(path)
+        return hashlib.sha256((Path(scratch) / "submission" / module).read_bytes()).hexdigest()
+
+
+def _reusable(report_path: Path, sha256: str | None, seed: int | None) -> dict | None:
+    """A stored report that still holds: same module, same kit version, and the seed asked for."""
+    try:
+        report = json.loads(report_path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    same = (sha256 is not None and report.get("submission", {}).get("sha256") == sha256
+            and report.get("kit", {}).get("version") == __version__
+            and (seed is None or report.get("seed") == seed))
+    return report if same else None
+
+
+def run_batch(kit: Kit, exercises: list[Exercise], students: list[Student], out: Path, *, jobs: int,
+              force: bool, seed: int | None, advance: Callable[[], None]) -> tuple[dict, int]:
+    """Grade every student on every exercise; returns {student: {exercise id: report}} and how many were reused."""
+    out.mkdir(parents=True, exist_ok=True)
+    results: dict[str, dict[str, dict]] = {student.name: {} for student in students}
+    reused = 0
+
+    def job(student: Student, exercise: Exercise) -> tuple[str, str, dict, bool]:
+        report_path = out / student.name / f"{exercise.id}.json"
+        sha256 = submission_sha256(student.path, exercise.module)
+        if not force:
+            stored = _reusable(report_path, sha256, seed)
+            if stored is not None:
+                return student.name, exercise.id, stored, True
+        report = grade(kit, exercise, Submission(student.path, f"{student.name}/{student.path.name}"), seed=seed)
+        report_path.parent.mkdir(parents=True, exist_ok=True)
+        report_path.write_text(render(report, "json"), encoding="utf-8")
+        return student.name, exercise.id, report, False
+
+    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        futures = [pool.submit(job, student, exercise) for student in students for exercise in exercises]
+        for future in as_completed(futures):
+            name, exercise_id, report, was_reused = future.result()
+            results[name][exercise_id] = report
+            reused += was_reused
+            advance()
+    return results, reused
+
+
+def write_gradebook(results: dict, exercises: list[Exercise], path: Path) -> None:
+    """grades.csv: a student column, one score column per exercise, and the total."""
+    with open(path, "w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["student", *(exercise.id for exercise in exercises), "total"])
+        for student, reports in sorted(results.items()):
+            scores = [reports[exercise.id]["score"] for exercise in exercises]
+            writer.writerow([student, *(f"{score:g}" for score in scores), f"{sum(scores):g}"])
+
+
+def distribution(results: dict, exercises: list[Exercise]) -> dict:
+    """Totals across the class: how many, the mean, median, lowest and highest, and the most possible."""
+    totals = [sum(reports[exercise.id]["score"] for exercise in exercises) for reports in results.values()]
+    first = next(iter(results.values()), {})
+    possible = sum(first[exercise.id]["max_score"] for exercise in exercises) if first else 0.0
+    if not totals:
+        return {"students": 0, "possible": possible}
+    return {"students": len(totals), "possible": possible, "mean": statistics.fmean(totals),
+            "median": statistics.median(totals), "lowest": min(totals), "highest": max(totals),
+            "full_marks": sum(total == possible for total in totals),
+            "errors": sum(any(r["status"] == "error" for r in reports.values()) for reports in results.values())}

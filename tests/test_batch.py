@@ -1,0 +1,87 @@
+"""`grade batch`: a whole class graded in parallel into reports and grades.csv, broken ones included."""
+
+from __future__ import annotations
+
+import csv
+import json
+import shutil
+import zipfile
+
+import pytest
+
+from grader.batch import find_students
+from grader.catalog import KitError
+from tests.conftest import REPO, run_grade
+
+GOLDEN = REPO / "tests" / "golden"
+
+
+@pytest.fixture
+def classroom(tmp_path):
+    """Four students: a full folder, a partial file, a corrupt zip and a syntax error in a zip."""
+    folder = tmp_path / "class"
+    (folder / "alice").mkdir(parents=True)
+    shutil.copyfile(GOLDEN / "full_solution" / "toy.py", folder / "alice" / "toy.py")
+    shutil.copyfile(GOLDEN / "partial_solution" / "toy.py", folder / "bob.py")
+    (folder / "carol.zip").write_bytes(b"PK\x03\x04 broken")
+    with zipfile.ZipFile(folder / "dave.zip", "w") as archive:
+        archive.writestr("work/toy.py", (GOLDEN / "syntax_error" / "toy.py").read_text())
+    (folder / ".DS_Store").write_text("not a student")
+    return folder
+
+
+def _gradebook(out):
+    with open(out / "grades.csv", newline="") as handle:
+        return list(csv.reader(handle))
+
+
+def test_a_class_is_graded_into_reports_and_a_gradebook(toy_kit, classroom, tmp_path, validate_report):
+    out = tmp_path / "marks"
+    result = run_grade("batch", str(classroom), "--exercise", "ex01", "--jobs", "2", "--out", str(out),
+                       cwd=toy_kit.root)
+    assert result.returncode == 0, result.stderr
+    assert _gradebook(out) == [["student", "ex01", "total"], ["alice", "8", "8"], ["bob", "4", "4"],
+                               ["carol", "0", "0"], ["dave", "0", "0"]]
+    for student in ("alice", "bob", "carol", "dave"):
+        validate_report(json.loads((out / student / "ex01.json").read_text()))
+    assert "Graded 4 students on 1 exercise(s) (0 unchanged and not regraded)" in result.stdout
+    assert "mean 3.0, median 2, lowest 0, highest 8; 1 with full marks, 2 with a submission that did not run" \
+        in result.stdout
+
+
+def test_unchanged_submissions_are_not_regraded(toy_kit, classroom, tmp_path):
+    out = tmp_path / "marks"
+    args = ["batch", str(classroom), "--exercise", "ex01", "--out", str(out), "--jobs", "2"]
+    run_grade(*args, cwd=toy_kit.root)
+    first = (out / "alice" / "ex01.json").read_text()
+    shutil.copyfile(GOLDEN / "full_solution" / "toy.py", classroom / "bob.py")
+    again = run_grade(*args, cwd=toy_kit.root)
+    assert "(3 unchanged and not regraded)" in again.stdout
+    assert (out / "alice" / "ex01.json").read_text() == first
+    assert _gradebook(out)[2] == ["bob", "8", "8"]
+    forced = run_grade(*args, "--force", cwd=toy_kit.root)
+    assert "(0 unchanged and not regraded)" in forced.stdout
+
+
+def test_batch_with_all_exercises_has_a_column_each(toy_kit, classroom, tmp_path):
+    out = tmp_path / "marks"
+    result = run_grade("batch", str(classroom), "--all", "--out", str(out), cwd=toy_kit.root)
+    assert result.returncode == 0
+    assert _gradebook(out)[0] == ["student", "ex01", "total"]
+
+
+def test_batch_usage_errors(toy_kit, tmp_path):
+    missing = run_grade("batch", str(tmp_path / "nope"), "--exercise", "ex01", "--out", str(tmp_path / "o"),
+                        cwd=toy_kit.root)
+    assert missing.returncode == 2 and "no such folder" in missing.stderr
+    neither = run_grade("batch", str(tmp_path), "--out", str(tmp_path / "o"), cwd=toy_kit.root)
+    assert neither.returncode == 2 and "one of the arguments --exercise --all is required" in neither.stderr
+    jobs = run_grade("batch", str(tmp_path), "--all", "--jobs", "0", "--out", "o", cwd=toy_kit.root)
+    assert jobs.returncode == 2 and "expected at least 1" in jobs.stderr
+
+
+def test_two_submissions_for_one_student_are_refused(tmp_path):
+    (tmp_path / "erin").mkdir()
+    (tmp_path / "erin.py").write_text("")
+    with pytest.raises(KitError, match="more than one submission for erin"):
+        find_students(tmp_path)
