@@ -1,0 +1,28 @@
+"""WRONG ON PURPOSE: taking the last counter WINS here (normal play), but in Simple-Nim it loses.
+
+With 0 counters left this scores the position as lost for the player to move.
+"""
+
+
+def minimax(state, max_turn):
+    """+1 if Max wins from ``state`` with perfect play, -1 if Max loses."""
+    if state < 0:
+        raise ValueError(f"a pile cannot hold {state} counters")
+    if state == 0:
+        return -1 if max_turn else 1
+    scores = [minimax(new_state, not max_turn) for new_state in next_states(state)]
+    return max(scores) if max_turn else min(scores)
+
+
+def best_move(state):
+    """``(score, new_state)`` for the player to move, who plays as Max; ties go to the largest new_state."""
+    if state < 0:
+        raise ValueError(f"a pile cannot hold {state} counters")
+    if state == 0:
+        raise ValueError("no counters are left: the game is over")
+    return max((minimax(new_state, False), new_state) for new_state in next_states(state))
+
+
+def next_states(state):
+    """The piles one move can leave: take 1, 2 or 3, never more than are left."""
+    return [state - take for take in (1, 2, 3) if take <= state]
