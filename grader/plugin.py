@@ -64,6 +64,12 @@ def _marker_value(item: pytest.Item, name: str, check):
     return marker.args[0]
 
 
+def _explain(excinfo) -> str:
+    """pytest's one-exception summary, without its advice to rerun with -v (students cannot)."""
+    lines = excinfo.exconly().splitlines()
+    return "\n".join(line for line in lines if "Use -v to get more diff" not in line).rstrip()
+
+
 def _positive(value) -> bool:
     return type(value) in (int, float) and value > 0
 
@@ -252,7 +258,7 @@ class GradingSession:
         elif call.when != "call":
             outcome = "error"
             stage = "start" if call.when == "setup" else "finish"
-            message = call.excinfo.exconly() if public else f"the check could not {stage}"
+            message = _explain(call.excinfo) if public else f"the check could not {stage}"
         elif isinstance(exc, pytest.fail.Exception):
             # A message the check's author wrote for the student; safe to show even when hidden.
             outcome, message = "failed", str(exc)
@@ -260,13 +266,13 @@ class GradingSession:
             info = exc.student_error
             outcome = "failed"
             if public:
-                message = call.excinfo.exconly()
+                message = _explain(call.excinfo)
             else:
                 where = info.where()
                 message = f"your code raised {info.type}" + (f" ({where})" if where else "")
         else:
             outcome = "failed"
-            message = call.excinfo.exconly() if public else None
+            message = _explain(call.excinfo) if public else None
         if not public:
             message = "\n".join(part for part in (message, hint and f"Hint: {hint}") if part) or "this hidden check failed"
         elif hint:

@@ -1,6 +1,6 @@
 def add(a, b):
     nested = [a + b]
-    for _ in range(10**6):
+    for _ in range(200_000):  # deep enough to overflow the C stack, quick to build
         nested = map(abs, nested)
     return list(nested)[0]
 

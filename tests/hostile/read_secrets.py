@@ -1,0 +1,45 @@
+"""Attack: open the hidden checks and the solutions by absolute path.
+
+The test lays the toy kit out world-readable in a world-traversable folder, as a
+fresh clone would be, and writes the absolute paths of its secrets into
+TARGETS (with the repository's own copies and the grading run's private copy of
+the checks). add and pair try to read each one and print READ or DENIED with
+the error's type, so the public checks show the result. As root the kit is made
+owner-only before any worker starts and the worker runs under its own uid, so
+every open must fail with PermissionError. Nothing is computed.
+
+Should score 0 of 8: every check "failed"; every target DENIED PermissionError,
+none READ.
+"""
+
+import glob
+
+TARGETS = "@TARGETS@"
+
+
+def _snoop():
+    found = list(TARGETS) + sorted(glob.glob("/tmp/minimax-kit-run-*/pytest/checks/test_hidden.py"))
+    for target in found:
+        try:
+            with open(target) as handle:
+                print("READ", target, handle.read()[:40])
+        except OSError as exc:
+            print("DENIED", type(exc).__name__, target)
+
+
+def add(a, b):
+    _snoop()
+    return None
+
+
+def pair(x):
+    _snoop()
+    return None
+
+
+def tag(n):
+    return None
+
+
+def push(items, item):
+    return None
