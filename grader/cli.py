@@ -47,18 +47,31 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--format", choices=FORMATS, default="json", help="format of the report file")
     parser.add_argument("--output", metavar="FILE", help="where the report goes; - for stdout (no summary)")
     parser.add_argument("--exit-zero", action="store_true", help="exit 0 whenever a report was written")
-    parser.add_argument("--kit", type=Path, metavar="DIR", help="the kit's folder (default: found from here)")
+    _add_kit_option(parser)
     return parser
 
 
-def _seed(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"expected a number >= 0, got {value}")
-    return value
+def _whole_number(minimum: int):
+    """An argparse type: a whole number of at least `minimum`, with a one-line error otherwise."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"expected a number >= {minimum}, got {value}")
+        return value
+
+    return parse
+
+
+_seed = _whole_number(0)
+_jobs = _whole_number(1)
+
+
+def _add_kit_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--kit", type=Path, metavar="DIR", help="the kit's folder (default: found from here)")
 
 
 def _shown(path: Path, kit: Kit) -> str:
@@ -151,7 +164,7 @@ def build_hint_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="grade hint", description="Show the next hint for an exercise, one more each time.")
     parser.add_argument("exercise", help="ex04, ex04_alpha_beta or alpha_beta")
     parser.add_argument("--all", action="store_true", help="show every hint at once")
-    parser.add_argument("--kit", type=Path, metavar="DIR", help="the kit's folder (default: found from here)")
+    _add_kit_option(parser)
     return parser
 
 
@@ -196,8 +209,8 @@ def build_check_parser() -> argparse.ArgumentParser:
     parser.add_argument("exercises", nargs="*", help="exercises to check (default with --all: every one)")
     parser.add_argument("--all", action="store_true", help="check every exercise")
     parser.add_argument("--seeds", type=_seeds, default=DEFAULT_SEEDS, help="seeds for the wrong/ solutions (1,2,3)")
-    parser.add_argument("--jobs", type=int, default=None, help="grading runs at once (default: one per core)")
-    parser.add_argument("--kit", type=Path, metavar="DIR", help="the kit's folder (default: found from here)")
+    parser.add_argument("--jobs", type=_jobs, default=None, help="grading runs at once (default: one per core)")
+    _add_kit_option(parser)
     return parser
 
 
@@ -233,7 +246,7 @@ def run_new(argv: list[str], console: Console) -> int:
     parser.add_argument("id", help="the new id, such as ex10")
     parser.add_argument("slug", help="the folder suffix and module name, such as endgame_tables")
     parser.add_argument("title", help='the title, such as "Endgame tables"')
-    parser.add_argument("--kit", type=Path, metavar="DIR", help="the kit's folder (default: found from here)")
+    _add_kit_option(parser)
     args = parser.parse_args(argv)
     kit = Kit.find(Path.cwd(), args.kit)
     for path in scaffold(kit, args.id, args.slug, args.title):
@@ -249,7 +262,7 @@ def run_export(argv: list[str], console: Console) -> int:
     parser.add_argument("target", nargs="?", type=Path, help="folder for the student handout")
     parser.add_argument("--gradescope", type=Path, metavar="FILE.zip", help="write a Gradescope autograder zip")
     parser.add_argument("--exercise", help="with --gradescope: one exercise per assignment (default: all)")
-    parser.add_argument("--kit", type=Path, metavar="DIR", help="the kit's folder (default: found from here)")
+    _add_kit_option(parser)
     args = parser.parse_args(argv)
     kit = Kit.find(Path.cwd(), args.kit)
     if (args.target is None) == (args.gradescope is None):
@@ -267,16 +280,6 @@ def run_export(argv: list[str], console: Console) -> int:
     return EXIT_PASS
 
 
-def _jobs(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected at least 1, got {value}")
-    return value
-
-
 def run_batch_command(argv: list[str], console: Console) -> int:
     """`grade batch DIR --exercise exNN|--all --jobs N --out OUT`: grade a class into reports and grades.csv."""
     parser = _Parser(prog="grade batch", description="Grade a class: one subfolder, .py or .zip per student.")
@@ -288,7 +291,7 @@ def run_batch_command(argv: list[str], console: Console) -> int:
     parser.add_argument("--out", type=Path, required=True, help="folder for the reports and grades.csv")
     parser.add_argument("--force", action="store_true", help="regrade even unchanged submissions")
     parser.add_argument("--seed", type=_seed, help="the same seed for every submission")
-    parser.add_argument("--kit", type=Path, metavar="DIR", help="the kit's folder (default: found from here)")
+    _add_kit_option(parser)
     args = parser.parse_args(argv)
     kit = Kit.find(Path.cwd(), args.kit)
     exercises = kit.exercises() if args.all else [kit.resolve(args.exercise)]

@@ -3,7 +3,7 @@
 In an in-process grader, sys._getframe(1) is the check itself, and its locals
 or constants hold the expected value. add walks every frame above it, prints
 each frame's file and function and its local names, and searches them for the
-check's names (test_*, student, expected) and for any int that is not an
+check's names (test_*, student, expected, check, item) and for any int that is not an
 argument, which it returns. pair does the same through gc.get_referrers. Here
 the callers are the worker's own loop: no check, no expected value.
 
@@ -28,7 +28,7 @@ def add(a, b):
         names = sorted(frame.f_locals)
         print("FRAME", frame.f_code.co_filename, frame.f_code.co_name, names)
         for name, value in frame.f_locals.items():
-            if name.startswith("test_") or name in ("student", "expected", "request"):
+            if name.startswith("test_") or name in ("student", "expected", "check", "item"):
                 print("SUSPECT", name)
             if type(value) is int and value not in (a, b) and guess is None:
                 guess = value

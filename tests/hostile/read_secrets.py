@@ -1,12 +1,13 @@
 """Attack: open the hidden checks and the solutions by absolute path.
 
-The test lays the toy kit out world-readable in a world-traversable folder, as a
-fresh clone would be, and writes the absolute paths of its secrets into
-TARGETS (with the repository's own copies and the grading run's private copy of
-the checks). add and pair try to read each one and print READ or DENIED with
-the error's type, so the public checks show the result. As root the kit is made
-owner-only before any worker starts and the worker runs under its own uid, so
-every open must fail with PermissionError. Nothing is computed.
+The test lays the toy kit out world-readable in a world-traversable folder, as
+a fresh clone would be, and writes the absolute paths of its secrets into
+TARGETS (with the repository's own copies); the grading runs' private copies
+of the checks, /tmp/minimax-kit-run-*/pytest/checks/test_hidden.py, are added.
+add and pair try to read each one and print READ or DENIED with the error's
+type, so the public checks show the result. As root the kit is made owner-only
+before any worker starts and the worker runs under its own uid, so every open
+must fail with PermissionError. Nothing is computed.
 
 Should score 0 of 8: every check "failed"; every target DENIED PermissionError,
 none READ.
@@ -18,7 +19,8 @@ TARGETS = "@TARGETS@"
 
 
 def _snoop():
-    found = list(TARGETS) + sorted(glob.glob("/tmp/minimax-kit-run-*/pytest/checks/test_hidden.py"))
+    runs = sorted(glob.glob("/tmp/minimax-kit-run-*"))  # /tmp is listable; the run folders are not
+    found = list(TARGETS) + [f"{run}/pytest/checks/test_hidden.py" for run in runs]
     for target in found:
         try:
             with open(target) as handle:

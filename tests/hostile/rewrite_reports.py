@@ -79,7 +79,7 @@ threading.Thread(target=_keep_trying, daemon=False).start()
 
 def _show():
     _rewrite()
-    for target, result in sorted(RESULTS.items()):
+    for target, result in sorted(dict(RESULTS).items()):  # a copy: the thread keeps writing
         print(result.split(" ", 1)[0], result.split(" ", 1)[1], target)
 
 
