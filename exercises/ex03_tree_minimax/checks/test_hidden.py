@@ -1,0 +1,492 @@
+"""Hidden checks for ex03 (plain minimax on nested lists); never shipped to students.
+
+Expected values come from the curriculum's verified facts or from the small
+oracle below, which is written here on purpose rather than imported from
+solutions/.
+
+Every random tree is drawn from the ``rng`` fixture inside a check, so a run
+is reproducible from its seed.
+"""
+
+import copy
+import math
+
+import pytest
+
+INF = math.inf
+
+# --------------------------------------------------------------------------
+# The oracle: leaf counting, plain minimax and the first best child.
+# Kept deliberately small and obvious.
+# --------------------------------------------------------------------------
+
+
+def leaf_total(tree):
+    """Number of leaves in a tree."""
+    if not isinstance(tree, list):
+        return 1
+    return sum(leaf_total(child) for child in tree)
+
+
+def plain_minimax(tree, maximizing=True):
+    """Minimax value, every leaf looked at, the player flipping at every level."""
+    if not isinstance(tree, list):
+        return tree
+    values = [plain_minimax(child, not maximizing) for child in tree]
+    return max(values) if maximizing else min(values)
+
+
+def first_best(tree):
+    """Index of the first child of a maximising root with the largest (minimising) value."""
+    values = [plain_minimax(child, False) for child in tree]
+    best = 0
+    for index, value in enumerate(values):
+        if value > values[best]:
+            best = index
+    return best
+
+
+def tree_depth(tree):
+    """Levels of lists above the deepest leaf (a bare leaf has depth 0)."""
+    if not isinstance(tree, list):
+        return 0
+    return 1 + max(tree_depth(child) for child in tree)
+
+
+def same_tree(a, b):
+    """Equal values and equal types all the way down (so 3 and 3.0 differ)."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, list):
+        return len(a) == len(b) and all(same_tree(x, y) for x, y in zip(a, b))
+    return a == b
+
+
+# --------------------------------------------------------------------------
+# Random trees. Every generator takes the check's rng.
+# --------------------------------------------------------------------------
+
+
+def int_leaf(rng):
+    """A whole number, often negative."""
+    return rng.randint(-99, 99)
+
+
+def float_leaf(rng):
+    """A float with all its digits, often negative."""
+    return rng.uniform(-500.0, 500.0)
+
+
+def mixed_leaf(rng):
+    """An int or a short float in a narrow range, so that 3 and 3.0 can meet."""
+    return rng.randint(-15, 15) if rng.random() < 0.5 else float(round(rng.uniform(-15, 15), 1))
+
+
+def few_values_leaf(values):
+    """A leaf maker drawing from a tiny set, so that equal values are everywhere."""
+    return lambda rng: rng.choice(values)
+
+
+TIE_SETS = [(0, 1), (0, 1, 2), (-1, 0, 1), (3, 3, 3, 4), (5,), (0.5, 1.5), (-2, 2), (1, 1.0, 2)]
+
+
+def uniform_tree(rng, branching, depth, make_leaf):
+    """Every internal node has `branching` children; every leaf is at `depth`."""
+    if depth == 0:
+        return make_leaf(rng)
+    return [uniform_tree(rng, branching, depth - 1, make_leaf) for _ in range(branching)]
+
+
+def ragged_tree(rng, max_depth, widths, make_leaf, stop_chance, max_leaves=2000):
+    """Leaves at uneven depths; the root is a list unless max_depth is 0."""
+    grown = 0
+
+    def grow(depth):
+        nonlocal grown
+        if depth == max_depth or grown >= max_leaves or (depth > 0 and rng.random() < stop_chance):
+            grown += 1
+            return make_leaf(rng)
+        return [grow(depth + 1) for _ in range(rng.choice(widths))]
+
+    return grow(0)
+
+
+def caterpillar_tree(rng, length, make_leaf, bush_leaves=12):
+    """A spine `length` lists long with small bushes hanging off every level."""
+    node = make_leaf(rng)
+    for _ in range(length):
+        bushes = [
+            ragged_tree(rng, 3, (1, 2, 3), make_leaf, 0.25, max_leaves=bush_leaves)
+            for _ in range(rng.randint(0, 3))
+        ]
+        bushes.insert(rng.randint(0, len(bushes)), node)
+        node = bushes
+    return node
+
+
+def wandering_tree(rng, length, make_leaf):
+    """A deep tree whose longest path turns left and right at random, siblings all the way."""
+    node = make_leaf(rng)
+    for _ in range(length):
+        width = rng.randint(1, 4)
+        children = [make_leaf(rng) if rng.random() < 0.6 else [make_leaf(rng), make_leaf(rng)]
+                    for _ in range(width - 1)]
+        children.insert(rng.randint(0, width - 1), node)
+        node = children
+    return node
+
+
+def broom_tree(rng, make_leaf, target_leaves, handle_length):
+    """About `target_leaves` leaves in a bushy head, plus one long deep handle."""
+    head = []
+    grown = 0
+    while grown < target_leaves:
+        branch = uniform_tree(rng, rng.randint(2, 6), rng.randint(1, 4), make_leaf)
+        grown += leaf_total(branch)
+        head.append(branch)
+    handle = caterpillar_tree(rng, handle_length, make_leaf, bush_leaves=6)
+    head.insert(rng.randint(0, len(head)), handle)
+    return head
+
+
+def mixed_trees(rng, bare_leaves=True):
+    """Small and medium trees of many shapes: uniform, ragged, chains, deep, wide, floats."""
+    trees = []
+    for _ in range(8):
+        branching = rng.randint(2, 4)
+        depth = rng.randint(1, 4 if branching == 4 else 5)
+        trees.append(uniform_tree(rng, branching, depth, int_leaf))
+    for _ in range(8):
+        trees.append(ragged_tree(rng, rng.randint(2, 7), (1, 2, 3, 4), int_leaf, 0.3))
+    for _ in range(6):
+        trees.append(ragged_tree(rng, rng.randint(2, 6), (2, 3), float_leaf, 0.25))
+    for _ in range(6):
+        trees.append(ragged_tree(rng, rng.randint(3, 9), (1, 1, 1, 2, 3), mixed_leaf, 0.15))
+    for _ in range(4):
+        trees.append(ragged_tree(rng, 40, (1, 2, 2, 3), int_leaf, 0.35, max_leaves=400))
+    for _ in range(4):
+        trees.append(ragged_tree(rng, 3, tuple(range(4, 10)), mixed_leaf, 0.1))
+    for _ in range(2):
+        trees.append([mixed_leaf(rng) for _ in range(rng.randint(1, 12))])
+    if bare_leaves:
+        trees += [int_leaf(rng), float_leaf(rng)]
+    rng.shuffle(trees)
+    return trees
+
+
+def tie_heavy_trees(rng):
+    """Trees whose leaves come from a handful of values."""
+    trees = []
+    for _ in range(20):
+        make_leaf = few_values_leaf(rng.choice(TIE_SETS))
+        trees.append(uniform_tree(rng, rng.randint(2, 4), rng.randint(1, 4), make_leaf))
+    for _ in range(20):
+        make_leaf = few_values_leaf(rng.choice(TIE_SETS))
+        trees.append(ragged_tree(rng, rng.randint(2, 7), (1, 2, 3, 4), make_leaf, 0.25))
+    for _ in range(8):
+        make_leaf = few_values_leaf(rng.choice(TIE_SETS))
+        trees.append([make_leaf(rng) for _ in range(rng.randint(2, 8))])
+    rng.shuffle(trees)
+    return trees
+
+
+def deep_trees(rng):
+    """Uneven trees from about 150 to about 200 levels deep."""
+    return [
+        caterpillar_tree(rng, rng.randint(180, 196), int_leaf),
+        caterpillar_tree(rng, rng.randint(150, 196), mixed_leaf),
+        wandering_tree(rng, rng.randint(180, 198), float_leaf),
+        wandering_tree(rng, rng.randint(150, 198), few_values_leaf((0, 1, 2))),
+        caterpillar_tree(rng, rng.randint(150, 196), few_values_leaf((-1, 0, 1))),
+    ]
+
+
+# --------------------------------------------------------------------------
+# The verified facts of the curriculum.
+# --------------------------------------------------------------------------
+
+WORKED_TREE = [[3, 5, 2], [9, 1, 0], [7, 4, 8]]
+
+
+@pytest.mark.points(2)
+@pytest.mark.hint(
+    "The root maximises and the level below it minimises; count only leaves; best_child returns "
+    "an index."
+)
+def test_worked_example_facts(student):
+    """the worked example: 9 leaves, value 4, best child 2"""
+    assert student.count_leaves(WORKED_TREE) == 9
+    assert student.minimax(WORKED_TREE) == 4
+    assert student.best_child(WORKED_TREE) == 2
+
+
+@pytest.mark.hint(
+    "A tree can be a bare number, and a list can have a single child; neither needs a special "
+    "value."
+)
+def test_single_leaves_and_chains(student):
+    """single leaves and one-child chains"""
+    assert student.minimax(5) == 5
+    assert student.minimax([7]) == 7
+    assert student.minimax([[[-2]]]) == -2
+    assert student.minimax([[[-2]]], False) == -2
+    assert student.count_leaves(5) == 1
+    assert student.count_leaves([7]) == 1
+    assert student.count_leaves([[[-2]]]) == 1
+    assert student.best_child([7]) == 0
+    assert student.best_child([[[-2]]]) == 0
+
+
+@pytest.mark.points(2)
+@pytest.mark.hint(
+    "Leaves can sit at any depth: whose turn it is depends on the level, not on whether a child "
+    "is a leaf."
+)
+def test_uneven_depths(student):
+    """trees with leaves at uneven depths"""
+    first = [3, [5, [1, 8]], [[2, 9], 0]]
+    second = [[1, [4, 6]], 2, [[0, 7], [3]]]
+    assert student.minimax(first) == 5
+    assert student.minimax(first, False) == 2
+    assert student.count_leaves(first) == 7
+    assert student.best_child(first) == 1
+    assert student.minimax(second) == 3
+    assert student.minimax(second, False) == 2
+    assert student.count_leaves(second) == 7
+    assert student.best_child(second) == 2
+    third = [[5, 6], [[1, 9], 4]]
+    assert student.minimax(third) == 5
+    assert student.minimax(third, False) == 4
+    assert student.count_leaves(third) == 5
+
+
+@pytest.mark.hint("Leaves can be floats and negative numbers; do not start a max or a min at 0.")
+def test_floats_and_negatives(student):
+    """float and negative leaves"""
+    tree = [[-1.5, 2.25], [-3, 0.5], [-0.5, -2]]
+    assert student.minimax(tree) == -1.5
+    assert student.minimax(tree, False) == -0.5
+    assert student.count_leaves(tree) == 6
+    assert student.best_child([[-3, 0.5], [-0.5, -2], [-1.5, 2.25]]) == 2
+    assert student.minimax([[-7.25], [-8, -6.5]]) == -7.25
+
+
+@pytest.mark.points(2)
+@pytest.mark.hint("When several children share the best value, return the first of them.")
+def test_best_child_ties_go_first(student):
+    """ties in best_child go to the first child"""
+    assert student.best_child([4, 4]) == 0
+    assert student.best_child([[2, 2], [2, 2], [2, 2]]) == 0
+    assert student.best_child([1, [5, 9], 5, [7, 5]]) == 1
+    assert student.best_child([[-1], [0, 3], [-4], [3, 0], [6, 0.0]]) == 1
+    assert student.best_child([[0, 3], [-1], [3, 0.0], [6, 0], [0]]) == 0
+    assert student.best_child([[1], [2.5, 9], [2.5], [[3, 0], 2.5]]) == 1
+
+
+@pytest.mark.hint(
+    "float('inf') and float('-inf') are floats, so they are leaves too; make sure best_child "
+    "still returns an index."
+)
+def test_infinite_leaves(student):
+    """infinite leaves are numbers too"""
+    assert student.best_child([-INF, -INF]) == 0
+    assert student.best_child([[-INF, 4], [-INF]]) == 0
+    assert student.best_child([[INF], [1, INF], [INF, INF]]) == 0
+    assert student.minimax([[INF, 1], [2, INF]]) == 2
+    assert student.minimax([[-INF], [-INF, 0]]) == -INF
+    assert student.count_leaves([INF, [-INF, 0.5]]) == 3
+
+
+@pytest.mark.hint(
+    "count_leaves returns an int, minimax returns one of the leaves, best_child returns an int "
+    "index."
+)
+def test_result_types(student, rng):
+    """the results are plain ints and leaf values"""
+    trees = [WORKED_TREE, [[-1.5, 2.25], [-3, 0.5]], uniform_tree(rng, 3, 3, mixed_leaf)]
+    for tree in trees:
+        count = student.count_leaves(tree)
+        assert type(count) is int and count == leaf_total(tree)
+        index = student.best_child(tree)
+        assert type(index) is int and index == first_best(tree)
+        value = student.minimax(tree)
+        assert type(value) in (int, float) and value == plain_minimax(tree)
+
+
+# --------------------------------------------------------------------------
+# Random trees against the oracle.
+# --------------------------------------------------------------------------
+
+
+@pytest.mark.points(2)
+@pytest.mark.hint(
+    "Add up the leaves of every child, however deep; the lists themselves are not leaves."
+)
+def test_count_leaves_random(student, rng):
+    """count_leaves on random trees"""
+    for tree in mixed_trees(rng):
+        assert student.count_leaves(tree) == leaf_total(tree)
+
+
+@pytest.mark.points(2)
+@pytest.mark.hint(
+    "Flip the player at every level, use max for the maximiser and min for the minimiser, and "
+    "respect the maximizing argument."
+)
+def test_minimax_random(student, rng):
+    """minimax on random trees, either player at the root"""
+    for index, tree in enumerate(mixed_trees(rng)):
+        maximizing = index % 2 == 0
+        assert student.minimax(tree, maximizing) == plain_minimax(tree, maximizing)
+        other = not maximizing
+        assert student.minimax(tree, maximizing=other) == plain_minimax(tree, other)
+
+
+@pytest.mark.hint("Without a second argument, the root maximises.")
+def test_minimax_root_maximises_by_default(student, rng):
+    """the root maximises by default"""
+    for tree in mixed_trees(rng)[:12]:
+        assert student.minimax(tree) == plain_minimax(tree, True)
+
+
+@pytest.mark.points(2)
+@pytest.mark.hint(
+    "Value every child of the root as a minimising node and return the index of the largest."
+)
+def test_best_child_random(student, rng):
+    """best_child on random trees"""
+    for tree in mixed_trees(rng, bare_leaves=False):
+        assert student.best_child(tree) == first_best(tree)
+
+
+@pytest.mark.points(2)
+@pytest.mark.hint("With many equal values, best_child must still return the first best child.")
+def test_tie_heavy_random_trees(student, rng):
+    """random trees with many ties"""
+    for tree in tie_heavy_trees(rng):
+        assert student.best_child(tree) == first_best(tree)
+        assert student.minimax(tree) == plain_minimax(tree)
+
+
+@pytest.mark.points(2)
+@pytest.mark.hint(
+    "Trees about 200 levels deep, with leaves at every depth, must work too: flip the player at "
+    "every level and recurse once per child."
+)
+def test_deep_trees(student, rng):
+    """deep and lopsided trees"""
+    for index, tree in enumerate(deep_trees(rng)):
+        assert 150 <= tree_depth(tree) <= 205
+        assert student.count_leaves(tree) == leaf_total(tree)
+        maximizing = index % 2 == 0
+        assert student.minimax(tree, maximizing) == plain_minimax(tree, maximizing)
+        assert student.best_child(tree) == first_best(tree)
+
+
+LARGE_SHAPES = ["uniform", "ragged", "broom"]
+
+
+def large_tree(rng, shape):
+    """A tree of about 10^5 leaves."""
+    if shape == "uniform":
+        return uniform_tree(rng, 10, 5, int_leaf)
+    if shape == "broom":
+        return broom_tree(rng, float_leaf, 99_000, 190)
+    while True:  # a ragged tree can die out early; draw again until it is big
+        tree = ragged_tree(rng, 11, (2, 3, 4, 5, 6, 7), mixed_leaf, 0.2, max_leaves=100_000)
+        if leaf_total(tree) >= 90_000:
+            return tree
+
+
+# Sending a 10^5-leaf tree into the sandbox and back takes a few tenths of a second of the
+# call's time on its own, so these checks get their own, larger budgets (figures in
+# exercise.toml).
+@pytest.mark.points(2)
+@pytest.mark.parametrize("shape", LARGE_SHAPES)
+@pytest.mark.call_timeout(10)
+@pytest.mark.timeout(90)
+@pytest.mark.hint(
+    "Trees of about 100,000 leaves must work too, within the time limit: one recursive call per "
+    "node is plenty fast, but walking the same subtrees again and again is not."
+)
+def test_large_trees(student, rng, shape):
+    """large trees"""
+    tree = large_tree(rng, shape)
+    assert 90_000 <= leaf_total(tree) <= 110_000
+    assert student.count_leaves(tree) == leaf_total(tree)
+    assert student.minimax(tree) == plain_minimax(tree, True)
+    assert student.best_child(tree) == first_best(tree)
+
+
+# --------------------------------------------------------------------------
+# Bad input and leaving the input alone.
+# --------------------------------------------------------------------------
+
+EMPTY_SOMEWHERE = [
+    [], [[]], [[1, 2], []], [[1, []], 3], [[[[]]]], [[[1, [2, []]]]], [4, [5, 6], [[7], []]],
+]
+NOT_A_NUMBER = [
+    True, False, "3", None, [1, True], [[1, 2], [3, None]], [["a"]], [[1, [2, False]]],
+    [0.5, [None]], [[1, 2], (3, 4)], [[False]],
+]
+FUNCTIONS = ["count_leaves", "minimax", "best_child"]
+
+
+@pytest.mark.hint(
+    "An internal node must have at least one child: an empty list anywhere in the tree is a "
+    "ValueError, in every function."
+)
+def test_empty_lists_rejected(student):
+    """empty lists raise ValueError"""
+    for name in FUNCTIONS:
+        for tree in EMPTY_SOMEWHERE:
+            with pytest.raises(ValueError):
+                getattr(student, name)(tree)
+
+
+@pytest.mark.hint(
+    "A leaf must be an int or a float. bool is a subclass of int in Python, but True is not a "
+    "score."
+)
+def test_non_number_leaves_rejected(student):
+    """leaves that are not numbers raise ValueError"""
+    for name in FUNCTIONS:
+        for tree in NOT_A_NUMBER:
+            with pytest.raises(ValueError):
+                getattr(student, name)(tree)
+
+
+@pytest.mark.hint("minimax checks its tree whichever player is at the root.")
+def test_minimax_rejects_bad_trees_for_either_player(student):
+    """minimax rejects bad trees for either player"""
+    for index, tree in enumerate(EMPTY_SOMEWHERE + NOT_A_NUMBER):
+        with pytest.raises(ValueError):
+            student.minimax(tree, index % 2 == 0)
+
+
+@pytest.mark.hint("best_child needs children to choose from: a tree that is one number is a ValueError.")
+def test_best_child_of_a_single_leaf(student):
+    """best_child of a single leaf raises ValueError"""
+    for leaf in (5, 0, -2.5, 0.0, INF):
+        with pytest.raises(ValueError):
+            student.best_child(leaf)
+
+
+@pytest.mark.hint(
+    "Leave the tree you are given exactly as it was: read it, do not change, sort or empty its "
+    "lists."
+)
+def test_tree_not_mutated(student, rng):
+    """the input tree is left unchanged"""
+    trees = [
+        [[3, 5, 2], [9, 1, 0], [7, 4, 8]],
+        uniform_tree(rng, 3, 4, few_values_leaf((0, 1, 2))),
+        ragged_tree(rng, 6, (1, 2, 3), mixed_leaf, 0.25),
+    ]
+    for tree in trees:
+        original = copy.deepcopy(tree)
+        for name in FUNCTIONS:
+            _, (after,), _ = student.call_observed(name, tree)
+            assert same_tree(after, original)
+        _, (after, _flag), _ = student.call_observed("minimax", tree, False)
+        assert same_tree(after, original)
