@@ -263,13 +263,8 @@ class GradingSession:
             # A message the check's author wrote for the student; safe to show even when hidden.
             outcome, message = "failed", str(exc)
         elif getattr(exc, "student_error", None) is not None:
-            info = exc.student_error
             outcome = "failed"
-            if public:
-                message = _explain(call.excinfo)
-            else:
-                where = info.where()
-                message = f"your code raised {info.type}" + (f" ({where})" if where else "")
+            message = _explain(call.excinfo) if public else exc.student_error.hidden_message()
         else:
             outcome = "failed"
             message = _explain(call.excinfo) if public else None

@@ -27,6 +27,8 @@ COLLECTION_LIMIT = 120.0
 RUN_SLACK = 30.0
 # The CPU backstop of a worker covers every check's budget plus this.
 CPU_SLACK = 60
+# pytest's exit code for an error inside pytest or a plugin (pytest.ExitCode.INTERNAL_ERROR).
+PYTEST_INTERNAL_ERROR = 3
 
 
 @dataclass(frozen=True)
@@ -241,6 +243,8 @@ def _run_checks(kit: Kit, exercise: Exercise, run_dir: Path, settings: dict, sta
     raw = _read_json(run_dir / "raw.json")
     if fault is None and raw is None and not collect_only:
         fault = f"the grading process exited with status {process.returncode} and wrote no results"
+    if fault is None and process.returncode == PYTEST_INTERNAL_ERROR:
+        fault = "the grading process stopped with an internal error, so no check can be trusted"
     return collected or {"checks": []}, fault, raw
 
 

@@ -31,8 +31,9 @@ IMPORT_TIMEOUT = 10.0
 FILE_SIZE_LIMIT = 64 * 2**20
 # Enough descriptors for Python and a student's own files, few enough to stop an fd flood.
 OPEN_FILES_LIMIT = 256
-# Processes and threads per worker uid: room for a little threading, not for a fork bomb.
-PROCESS_LIMIT = 64
+# Processes and threads per worker uid: room for a little threading, not for a fork bomb. Each
+# process may use memory_mb, so this also bounds a worker's memory to PROCESS_LIMIT x memory_mb.
+PROCESS_LIMIT = 16
 # A submission folder is copied for every worker; a bigger one is not a submission.
 MAX_SUBMISSION_BYTES = 16 * 2**20
 
@@ -95,33 +96,55 @@ class StudentError:
     message: str
     lines: tuple[tuple[int, str], ...]
     module: str
+    builtin: str
+    """The nearest built-in class in the exception's MRO."""
+    line_count: int
+    """Lines in the submitted module, to tell real line numbers from made-up ones."""
 
     def where(self) -> str:
         """The student's own lines in the traceback, such as "alpha_beta.py line 30 in best_counter_bid"."""
-        if not self.lines:
-            return ""
         return ", ".join(f"{self.module} line {line} in {func}" for line, func in self.lines)
 
+    def hidden_where(self) -> str:
+        """The lines a hidden check may show: numbers only, and only ones that exist in the file.
 
-def rebuild_exception(error: dict, module: str) -> BaseException:
+        Type names, function names and line numbers all come from the student's process, which
+        knows the hidden inputs; a made-up class or code object could spell them out. Built-in
+        type names and the file's own line numbers carry no such message.
+        """
+        numbers = sorted({line for line, _ in self.lines if 1 <= line <= self.line_count})
+        if not numbers:
+            return ""
+        return f"{self.module} line{'s' if len(numbers) > 1 else ''} {', '.join(map(str, numbers[:5]))}"
+
+    def hidden_message(self) -> str:
+        """What a failed hidden check may say about this exception."""
+        where = self.hidden_where()
+        return f"your code raised {self.builtin}" + (f" ({where})" if where else "")
+
+
+def rebuild_exception(error: dict, module: str, line_count: int) -> BaseException:
     """The student's exception as the nearest built-in class in its MRO, or a StudentFailure."""
+    chain = [str(name) for name in error.get("builtins", [])]
+    known = [name for name in chain if isinstance(getattr(builtins, name, None), type)]
     info = StudentError(
         type=str(error.get("type", "?")),
         message=str(error.get("message", "")),
         lines=tuple((int(line), str(func)) for line, func in error.get("lines", [])),
         module=module,
+        builtin=known[0] if known else "an exception",
+        line_count=line_count,
     )
     where = info.where()
     if not error.get("is_exception"):
         public = f"your code raised {info.type}" + (f": {info.message}" if info.message else "")
-        hidden = f"your code raised {info.type}"
         if where:
-            public, hidden = f"{public} ({where})", f"{hidden} ({where})"
-        return RaisedBaseException(public, hidden)
-    text = info.message if info.type in error.get("builtins", [])[:1] else f"{info.type}: {info.message}"
-    for name in error.get("builtins", []):
-        cls = getattr(builtins, str(name), None)
-        if isinstance(cls, type) and issubclass(cls, Exception):
+            public = f"{public} ({where})"
+        return RaisedBaseException(public, info.hidden_message())
+    text = info.message if info.type in chain[:1] else f"{info.type}: {info.message}"
+    for name in known:
+        cls = getattr(builtins, name)
+        if issubclass(cls, Exception):
             try:
                 exc = cls(text)
             except TypeError:  # e.g. UnicodeDecodeError needs five arguments; try the next base
@@ -133,6 +156,24 @@ def rebuild_exception(error: dict, module: str) -> BaseException:
         exc.add_note(f"raised in your code at {where}")
     exc.student_error = info
     return exc
+
+
+def _line_count(path: Path) -> int:
+    try:
+        return path.read_bytes().count(b"\n") + 1
+    except OSError:
+        return 0
+
+
+def _check_ready(hello: dict, ready: dict) -> None:
+    """The start-up messages must have the expected shape; anything else is a broken channel."""
+    ok = (hello.get("kind") == "hello" and type(hello.get("limits")) is dict and type(hello.get("python")) is str
+          and ready.get("kind") == "ready" and type(ready.get("output", {})) is dict
+          and all(type(v) is str for v in ready.get("output", {}).values())
+          and (type(ready.get("error")) is dict if "error" in ready
+               else type(ready.get("functions")) is list and all(type(f) is str for f in ready["functions"])))
+    if not ok:
+        raise wire.WireError("the worker's start-up messages are malformed")
 
 
 def describe_import_error(error: dict, module: str) -> str:
@@ -278,6 +319,38 @@ def kill_uid(uid: int) -> None:
     os.waitpid(pid, 0)
 
 
+# World-writable places a worker uid can leave files in, outside its own home.
+SHARED_SCRATCH = ("/tmp", "/var/tmp", "/dev/shm")
+
+
+def remove_leftovers(uid: int) -> None:
+    """Delete what a worker uid left in shared scratch folders, and worker homes it owned.
+
+    Without this, a file in /tmp could carry hidden inputs to a submission graded later under the
+    same uid, and a grader killed mid-run would leave a student's code readable to the next one.
+    Only the top level of each folder is searched: deeper folders there are not world-writable.
+    """
+    for folder in {*SHARED_SCRATCH, tempfile.gettempdir()}:
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:
+            continue
+        for entry in entries:
+            try:
+                owner = entry.stat(follow_symlinks=False).st_uid
+                if owner != uid and entry.name.startswith("minimax-kit-worker-"):
+                    owner = os.stat(os.path.join(entry.path, "work"), follow_symlinks=False).st_uid
+            except OSError:
+                continue
+            if owner != uid:
+                continue
+            if entry.is_dir(follow_symlinks=False):
+                shutil.rmtree(entry.path, ignore_errors=True)
+            else:
+                with contextlib.suppress(OSError):
+                    os.unlink(entry.path)
+
+
 def sweep_uid(uid: int) -> None:
     """Kill what is left of a uid whose lease this process gave up, unless another grader leased it since.
 
@@ -290,6 +363,7 @@ def sweep_uid(uid: int) -> None:
         return
     try:
         kill_uid(uid)
+        remove_leftovers(uid)
     finally:
         lease.release()
 
@@ -393,6 +467,7 @@ class SandboxWorker:
         shutil.copytree(settings.source_dir, work)
         if self.lease:
             kill_uid(self.lease.uid)  # a survivor from an earlier grade must not share this uid
+            remove_leftovers(self.lease.uid)
             for folder, _, files in os.walk(work):
                 os.chown(folder, self.lease.uid, self.lease.gid)
                 for name in files:
@@ -491,7 +566,10 @@ class SandboxWorker:
             raise CallTimedOut(f"{what} did not return within {timeout:g} s") from None
         except (EOFError, BrokenPipeError):
             returncode = self.close()
-            raise WorkerCrashed(f"the worker crashed during {what}: {describe_exit(returncode)}") from None
+            # An exit status is a number the student picks, so a hidden check shows only that it exited.
+            hidden = describe_exit(returncode) if returncode is None or returncode < 0 else "your code ended the process"
+            raise WorkerCrashed(f"the worker crashed during {what}: {describe_exit(returncode)}",
+                                f"the worker crashed during {what}: {hidden}") from None
         except wire.WireError as exc:
             self.close()
             raise WorkerCrashed(f"the worker broke the channel during {what}: {exc}") from None
@@ -512,6 +590,8 @@ class SandboxWorker:
                     os.close(fd)
         if self.lease is not None:
             kill_uid(self.lease.uid)
+            shutil.rmtree(self.home, ignore_errors=True)
+            remove_leftovers(self.lease.uid)
             self.lease.release()
             self.lease = None
         else:
@@ -541,7 +621,10 @@ class Sandbox:
         self.drop_privileges = settings.drop_privileges and self.warning is None
         self._worker: SandboxWorker | None = None
         self.import_error: str | None = None
+        self.hello: dict = {}
         self.ready: dict = {}
+        self.uid: int | None = None
+        self.line_count = _line_count(settings.source_dir / settings.module)
         self.uids_used: set[int] = set()
 
     def start(self) -> dict:
@@ -560,8 +643,11 @@ class Sandbox:
             settings = SandboxSettings(**{**settings.__dict__, "drop_privileges": False})
         worker = SandboxWorker(settings, self.interpreter)
         self.uids_used.add(worker.uid)
+        self.uid = worker.uid
         try:
+            hello = worker.exchange(None, settings.import_timeout, "the worker's start")
             ready = worker.exchange(None, settings.import_timeout, f"the import of {module}")
+            _check_ready(hello, ready)
         except CallTimedOut:
             self.import_error = f"{module}: importing the module did not finish within {settings.import_timeout:g} s"
             raise ImportFailed(self.import_error) from None
@@ -569,15 +655,15 @@ class Sandbox:
             detail = worker.boot_error()
             self.import_error = exc.message + (f" ({detail})" if detail else "")
             raise ImportFailed(self.import_error) from None
-        if ready.get("kind") != "ready":
+        except wire.WireError as exc:
             worker.close()
-            self.import_error = f"{module}: the worker sent {ready.get('kind')!r} instead of its ready message"
-            raise ImportFailed(self.import_error)
+            self.import_error = f"the worker broke the channel during the import of {module}: {exc}"
+            raise ImportFailed(self.import_error) from None
         if "error" in ready:
             worker.close()
             self.import_error = describe_import_error(ready["error"], module)
             raise ImportFailed(self.import_error, output=_join_output(ready.get("output", {})))
-        self.ready = ready
+        self.hello, self.ready = hello, ready
         self._worker = worker
         return worker
 
@@ -605,28 +691,31 @@ class Sandbox:
         if kind == "returned":
             return Reply(reply.get("value"), reply.get("args"), reply.get("kwargs"), output)
         if kind == "raised":
-            exc = rebuild_exception(reply.get("error") or {}, self.settings.module)
+            exc = rebuild_exception(reply.get("error") or {}, self.settings.module, self.line_count)
             if isinstance(exc, StudentFailure):
                 exc.output = output
             else:
                 exc.student_output = output
             raise exc
         if kind == "bad_value":
-            raise BadReturnValue(f"{name} returned {reply.get('problem')}", output=output)
+            # The problem names the student's own type, which a hidden check must not echo.
+            raise BadReturnValue(f"{name} returned {reply.get('problem')}",
+                                 f"{name} returned a value that is not plain data; return only None, bool, int, "
+                                 "float, str, list, tuple and dict with str keys", output=output)
         if kind == "missing":
             raise MissingFunction(f"{self.settings.module} has no function {name}", output=output)
         self.close()
         raise WorkerCrashed(f"the worker sent an unknown reply kind {kind!r} during {name}")
 
     def environment(self) -> dict:
-        """What the report's environment says about the sandbox."""
+        """What the report's environment says about the sandbox: facts sent before student code ran."""
         return {
             "interpreter": self.interpreter,
-            "python": self.ready.get("python"),
-            "uid": self.ready.get("uid"),
+            "python": self.hello.get("python"),
+            "uid": self.uid,
             "privileges_dropped": self.drop_privileges,
             "memory_mb": self.settings.memory_mb,
-            "limits_held": self.ready.get("limits", {}),
+            "limits_held": self.hello.get("limits", {}),
             "warning": self.warning,
         }
 

@@ -216,7 +216,7 @@ def _describe_exception(exc, module_path):
     """The parts of a student exception the grading side may show: type, message, student lines."""
     kind = type(exc)
     builtin_chain = [
-        cls.__name__ for cls in kind.__mro__ if cls.__module__ == "builtins" and issubclass(cls, Exception)
+        cls.__name__ for cls in kind.__mro__ if cls.__module__ == "builtins" and issubclass(cls, BaseException)
     ]
     lines = []
     tb = exc.__traceback__
@@ -344,9 +344,10 @@ def _serve(request_fd, reply_fd, settings):
     def reply(message):
         _write_all(reply_fd, dumps(message))
 
+    # Facts about the worker go out before any student code runs, so that no student can forge them.
+    reply({"kind": "hello", "python": sys.version.split()[0], "limits": held})
     module, error = _import_student(settings["module"][: -len(".py")], folder, module_path)
-    ready = {"kind": "ready", "python": sys.version.split()[0], "uid": os.getuid(), "limits": held,
-             "output": output.collect()}
+    ready = {"kind": "ready", "output": output.collect()}
     if module is None:
         reply({**ready, "error": error})
         return

@@ -3,12 +3,13 @@
 Graded concurrently with neighbour_victim.py. At import and in every call
 (which each take 0.3 s, so the attack overlaps the neighbour's whole run) it
 sends SIGSTOP and SIGKILL to every process it can signal: kill(-1) and then
-every pid in /proc one by one. It tries to write into the other workers' folders
-(/tmp/minimax-kit-worker-*/work/), through /proc/<pid>/cwd and /proc/<pid>/fd/*
-of every process, and to plant files in the other worker's home. Each worker
-has its own uid, so all of this fails with permission errors. As a safety net
-the broad kill only runs when this worker really has an unprivileged uid of the
-worker range. No function is correct.
+every pid in /proc one by one. It tries to write into the other workers'
+folders (/tmp/minimax-kit-worker-*/work/ of any other uid), through
+/proc/<pid>/cwd and /proc/<pid>/fd/* of every process, and to plant files in
+the other worker's home. Each worker has its own uid, so all of this fails
+with permission errors. As a safety net the broad kill only runs when this
+worker really has an unprivileged uid of the worker range. No function is
+correct.
 
 Should score 0 of 8: every check "failed"; the neighbour scores its honest 8
 of 8; add's output reports no process signalled and nothing written.
@@ -52,9 +53,13 @@ def _plant(path):
 
 
 def _write_everywhere():
-    mine = os.path.realpath(os.getcwd())
     for work in glob.glob("/tmp/minimax-kit-worker-*/work"):
-        if os.path.realpath(work) != mine:
+        try:
+            neighbour = os.stat(work).st_uid != os.getuid()
+        except OSError:
+            continue
+        # Only other uids' folders: a stale folder of this uid is read_stale_worker_homes.py's business.
+        if neighbour:
             for name in ("toy.py", "sentinel.txt", "planted.txt", ".stdout"):
                 _plant(os.path.join(work, name))
             _plant(os.path.join(os.path.dirname(work), "planted.txt"))

@@ -4,8 +4,9 @@ The test lays out a submission folder holding this file as toy.py, plus
 conftest.py and pytest.py written from CONFTEST and PYTEST below. If the
 grading process ever collected the conftest, its hook would turn every check
 into a pass; if it imported the fake pytest, the whole run would be the
-student's. Both first write a marker file (MARKER, filled in by the test: a path
-only root can write), so any import by the grading process is visible. The
+student's. Both first write a marker file next to MARKER (filled in by the test:
+a folder only root can write to), naming the importer's folder, so any import
+by the grading process is visible. The
 grading process never has the submission on sys.path or under its rootdir.
 Inside the worker they are ordinary files: add imports the fake pytest there
 and prints what it got, harmlessly. No function is correct.
@@ -21,7 +22,7 @@ import pytest
 
 MARKER = "@MARKER@"
 with open(MARKER + ".conftest", "w") as handle:
-    handle.write(f"conftest.py imported by pid {os.getpid()} uid {os.getuid()}")
+    handle.write(f"conftest.py imported by pid {os.getpid()} uid {os.getuid()} in {os.getcwd()}")
 
 
 @pytest.hookimpl(hookwrapper=True)
@@ -42,8 +43,8 @@ import os
 FAKE = True
 MARKER = "@MARKER@"
 try:
-    with open(MARKER + ".pytest", "w") as handle:
-        handle.write(f"pytest.py imported by pid {os.getpid()} uid {os.getuid()}")
+    with open(f"{MARKER}.pytest.{os.getpid()}", "w") as handle:
+        handle.write(f"pytest.py imported by pid {os.getpid()} uid {os.getuid()} in {os.getcwd()}")
 except OSError:
     pass
 

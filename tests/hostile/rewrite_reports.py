@@ -4,14 +4,15 @@ Targets: the kit's reports/ folder (KIT_ROOT is filled in by the test: a
 world-readable kit, as a fresh clone is), the grading run folders
 /tmp/minimax-kit-run-*/ (raw.json, sandbox.json, collected.json, which the
 score is built from), and the worker script and log in its own home. It
-rewrites them now (in add and pair, which print WROTE or DENIED per target), from a
-non-daemon thread started at import that keeps trying every 20 ms, and at exit
-(atexit). As root the kit and the run folders are owner-only and the worker has
-its own uid, so every attempt fails; the worker is killed with SIGKILL, so
-atexit never runs. For safety a run folder is only written to after checking
-that it holds this very submission. No function is correct.
+rewrites them now (in add and pair, which print a summary, then WROTE or
+DENIED per target), from a non-daemon thread started at import that keeps
+trying every 20 ms, and at exit (atexit). As root the kit and the run folders
+are owner-only and the worker has its own uid, so every attempt fails; the
+worker is killed with SIGKILL, so atexit never runs. For safety a run folder
+is only written to after checking that it holds this very submission. No
+function is correct.
 
-Should score 0 of 8: every check "failed"; no WROTE in the output; the kit's
+Should score 0 of 8: every check "failed"; the summary says WROTE 0; the kit's
 report file unchanged.
 """
 
@@ -79,8 +80,12 @@ threading.Thread(target=_keep_trying, daemon=False).start()
 
 def _show():
     _rewrite()
-    for target, result in sorted(dict(RESULTS).items()):  # a copy: the thread keeps writing
-        print(result.split(" ", 1)[0], result.split(" ", 1)[1], target)
+    results = dict(RESULTS)  # a copy: the thread keeps writing
+    wrote = sum(result.startswith("WROTE") for result in results.values())
+    print(f"SUMMARY WROTE {wrote} DENIED {len(results) - wrote}")  # first, as output is capped
+    # The kit and the worker's home first, then the (many, on a shared machine) run folders.
+    for target, result in sorted(results.items(), key=lambda item: ("grading run" in item[1], item[0])):
+        print(result, target)
 
 
 def add(a, b):
