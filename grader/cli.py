@@ -343,6 +343,9 @@ def run(argv: list[str], console: Console) -> int:
             _write(kit.root / "reports" / f"{exercise.id}.json", render(report, "json"))
             where.append(f"reports/{exercise.id}.json")
         reports.append(report)
+        warning = report["environment"]["sandbox"].get("warning")
+        if warning:  # weakened isolation is never silent: it goes to stderr as well as into the report
+            print(f"grade: warning: {warning}", file=sys.stderr)
     document = summarize(reports) if args.all else reports[0]
     if args.output == "-":
         sys.stdout.write(render(document, args.format))

@@ -208,3 +208,23 @@ def test_grade_check_reports_a_malformed_exercise_and_goes_on(toy_kit):
 def test_grade_check_usage_errors(toy_kit):
     assert "name the exercises to check, or pass --all" in run_grade("check", cwd=toy_kit.root).stderr
     assert "expected seeds such as 1,2,3" in run_grade("check", "--all", "--seeds", "x", cwd=toy_kit.root).stderr
+
+
+def test_weakened_isolation_is_said_on_stderr_too(toy_kit, monkeypatch, capsys):
+    """If no interpreter the worker uid can run exists, the report says so, and so does stderr."""
+    from grader import cli, sandbox
+
+    monkeypatch.setattr(sandbox, "_readable_by_other", lambda path: False)
+    interpreter, warning = sandbox.choose_interpreter(drop_privileges=True)
+    assert interpreter == sys.executable and "hidden checks are NOT protected" in warning
+    real_grade = cli.grade
+
+    def grade_with_warning(*args, **kwargs):
+        report = real_grade(*args, **kwargs)
+        report["environment"]["sandbox"]["warning"] = warning
+        return report
+
+    monkeypatch.setattr(cli, "grade", grade_with_warning)
+    monkeypatch.chdir(toy_kit.root)
+    assert cli.main(["ex01", "--solution", "--output", str(toy_kit.root / "out.json")]) == 0
+    assert f"grade: warning: {warning}" in capsys.readouterr().err
