@@ -176,6 +176,23 @@ def _check_ready(hello: dict, ready: dict) -> None:
         raise wire.WireError("the worker's start-up messages are malformed")
 
 
+def _reply_is_well_formed(reply: dict) -> bool:
+    """Whether a call's reply has the shape the worker sends; student code can write frames too."""
+    output = reply.get("output", {})
+    if type(output) is not dict or not all(type(text) is str for text in output.values()):
+        return False
+    if reply.get("kind") == "raised":
+        error = reply.get("error")
+        return (type(error) is dict and type(error.get("type")) is str and type(error.get("message")) is str
+                and type(error.get("builtins")) is list and all(type(n) is str for n in error["builtins"])
+                and type(error.get("lines")) is list
+                and all(type(pair) is list and len(pair) == 2 and type(pair[0]) is int and type(pair[1]) is str
+                        for pair in error["lines"]))
+    if reply.get("kind") == "returned":
+        return type(reply.get("args", [])) is list and type(reply.get("kwargs", {})) is dict
+    return True
+
+
 def describe_import_error(error: dict, module: str) -> str:
     """One line such as "alpha_beta.py line 12: SyntaxError: invalid syntax"."""
     lines = error.get("lines") or []
@@ -686,6 +703,9 @@ class Sandbox:
         except BaseException:  # the worker is dead now (exchange closed it); the next call starts another
             self._worker = None
             raise
+        if not _reply_is_well_formed(reply):
+            self.close()
+            raise WorkerCrashed(f"the worker broke the channel during {name}: a malformed reply")
         output = _join_output(reply.get("output") or {})
         kind = reply["kind"]
         if kind == "returned":

@@ -377,3 +377,21 @@ def test_as_root_a_sweep_spares_a_uid_another_grader_has_leased():
         lease.release()
     sweep_uid(uid)  # free again: whatever is left of it dies
     assert sleeper.wait(timeout=5) == -signal.SIGKILL
+
+
+def test_a_malformed_reply_forged_by_student_code_is_a_broken_channel(tmp_path):
+    """Student code can write frames to the reply pipe; one of the wrong shape must not crash the grader."""
+    forger = '''
+import os, sys
+
+def forge():
+    wire = sys.modules["__main__"]  # the worker script, whose encoder makes well-tagged frames
+    os.write(int(sys.argv[2]), wire.dumps({"kind": "raised", "error": {"type": 5}, "output": {}}))
+    os._exit(0)
+'''
+    box = make_sandbox(tmp_path, forger)
+    try:
+        with pytest.raises(WorkerCrashed, match="broke the channel during forge: a malformed reply"):
+            call(box, "forge")
+    finally:
+        box.close()
