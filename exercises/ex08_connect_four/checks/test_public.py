@@ -1,0 +1,89 @@
+"""Public checks for ex08: exactly the examples in the README."""
+
+import pytest
+
+EMPTY = (".......",) * 6
+COLUMN_0_FULL = ("X......", "O......", "X......", "O......", "X......", "O......")
+
+
+def play(moves):
+    """The board after playing these columns from the empty board, X first (written out by hand)."""
+    boards = {
+        (0, 0, 1, 1, 2, 2): (".......",) * 4 + ("OOO....", "XXX...."),
+        (0, 5, 6, 5, 0, 5): (".......",) * 3 + (".....O.", "X....O.", "X....OX"),
+        (2, 6, 3, 6): (".......",) * 4 + ("......O", "..XX..O"),
+        (0, 1, 0, 1, 0, 1, 0): (".......",) * 2 + ("X......", "XO.....", "XO.....", "XO....."),
+        (6, 0, 6, 1, 5, 2, 4, 3): (".......",) * 4 + ("......X", "OOOOXXX"),
+    }
+    return boards[tuple(moves)]
+
+
+@pytest.mark.hint("A column is a legal move while its top cell, board[0][col], is empty.")
+def test_legal_moves_examples(student):
+    """legal_moves on the empty board and with column 0 full"""
+    assert student.legal_moves(EMPTY) == [0, 1, 2, 3, 4, 5, 6]
+    assert student.legal_moves(COLUMN_0_FULL) == [1, 2, 3, 4, 5, 6]
+
+
+@pytest.mark.hint("The piece falls to the lowest empty cell; board[5] is the bottom row. X moves first.")
+def test_drop_examples(student):
+    """drop into the middle column, twice"""
+    once = (".......",) * 5 + ("...X...",)
+    twice = (".......",) * 4 + ("...O...", "...X...")
+    assert student.drop(EMPTY, 3) == once
+    assert student.drop(once, 3) == twice
+
+
+@pytest.mark.hint("Look for four in a row across, up and down, and along both diagonals.")
+def test_winner_examples(student):
+    """winner: none, a column of four, a diagonal"""
+    assert student.winner(EMPTY) is None
+    assert student.winner((".......", ".......", "O......", "O......", "OXXX...", "OXXX...")) == "O"
+    assert student.winner((".......", ".......", "...X...", "..XO...", ".XOX...", "XOXO..O")) == "X"
+
+
+@pytest.mark.hint("Score a position where the move just made four in a row as a win, before anything else.")
+def test_best_move_takes_the_win(student):
+    """best_move takes the win after [0,0,1,1,2,2] (depth 1)"""
+    assert student.best_move(play([0, 0, 1, 1, 2, 2]), 1) == 3
+
+
+@pytest.mark.hint(
+    "At depth 2 the search sees the opponent's reply; on the opponent's turn it takes the minimum."
+)
+def test_best_move_blocks(student):
+    """best_move blocks after [0,5,6,5,0,5] (depth 2)"""
+    assert student.best_move(play([0, 5, 6, 5, 0, 5]), 2) == 5
+
+
+@pytest.mark.hint(
+    "At depth 4 the search sees that two threats at once win: pass depth - 1 down the recursion."
+)
+def test_best_move_makes_a_fork(student):
+    """best_move makes a fork after [2,6,3,6] (depth 4)"""
+    assert student.best_move(play([2, 6, 3, 6]), 4) in (1, 4)
+
+
+@pytest.mark.hint(
+    "evaluate returns an int or a float, and a won board scores higher than a lost one for the "
+    "same player."
+)
+def test_evaluate_example(student):
+    """evaluate scores X's win above X's loss"""
+    won = student.evaluate(play([0, 1, 0, 1, 0, 1, 0]), "X")
+    lost = student.evaluate(play([6, 0, 6, 1, 5, 2, 4, 3]), "X")
+    assert type(won) in (int, float) and type(lost) in (int, float)
+    assert won > lost
+
+
+@pytest.mark.hint(
+    "A full column, a column outside 0..6 and a depth below 1 each raise ValueError."
+)
+def test_bad_input_examples(student):
+    """a full column, column 7 and depth 0 raise ValueError"""
+    with pytest.raises(ValueError):
+        student.drop(COLUMN_0_FULL, 0)
+    with pytest.raises(ValueError):
+        student.drop(EMPTY, 7)
+    with pytest.raises(ValueError):
+        student.best_move(EMPTY, 0)
