@@ -14,7 +14,8 @@ EXERCISES = [folder.name for folder in Kit(REPO).exercise_folders()]
 
 @pytest.mark.parametrize("exercise", EXERCISES)
 def test_grade_check_proves_the_exercise_sound(exercise):
-    # Two seeds here keep the suite fast; `grade check` itself defaults to three.
-    result = run_grade("check", exercise, "--seeds", "1,20261129", cwd=REPO, timeout=1800)
+    # One seed keeps CI under ten minutes; `grade check` itself defaults to three, and every wrong
+    # solution was also tried under ten or more seeds when it was written.
+    result = run_grade("check", exercise, "--seeds", "20261129", cwd=REPO, timeout=1800)
     assert result.returncode == 0, result.stdout + result.stderr
     assert f"✓ {exercise}" in result.stdout
