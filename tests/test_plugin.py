@@ -5,7 +5,6 @@ from __future__ import annotations
 import random
 from types import SimpleNamespace
 
-import pytest
 
 from grader.plugin import check_name
 from grader.runner import Submission, grade
