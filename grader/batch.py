@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import csv
-import hashlib
 import json
 import statistics
-import tempfile
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,7 +13,7 @@ from typing import Callable
 from grader import __version__
 from grader.catalog import Exercise, Kit, KitError
 from grader.formats import render
-from grader.runner import Submission, _SubmissionProblem, grade, prepare_submission, unusable_submission_sha256
+from grader.runner import Submission, grade, submission_sha256
 
 
 @dataclass(frozen=True)
@@ -43,16 +41,6 @@ def find_students(folder: Path) -> list[Student]:
     if duplicates:
         raise KitError(f"batch {folder}: more than one submission for {', '.join(duplicates)}")
     return students
-
-
-def submission_sha256(path: Path, module: str) -> str | None:
-    """The sha256 of the module a submission would be graded as, or None if it has none."""
-    with tempfile.TemporaryDirectory(prefix="minimax-kit-batch-") as scratch:
-        try:
-            prepare_submission(path, module, Path(scratch) / "submission")
-        except _SubmissionProblem:
-            return unusable_submission_sha256(path)
-        return hashlib.sha256((Path(scratch) / "submission" / module).read_bytes()).hexdigest()
 
 
 def _reusable(report_path: Path, sha256: str | None, seed: int | None) -> dict | None:

@@ -188,10 +188,8 @@ class GradingSession:
                 sandbox.start()
             except ImportFailed as exc:
                 info["import_error"] = exc.message
-                info["import_output"] = cap(exc.output)
             else:
                 info["missing_functions"] = sandbox.missing_functions()
-                info["import_output"] = cap(sandbox.ready.get("output", {}).get("stdout", ""))
             info["environment"] = sandbox.environment()
         self._write_sandbox_info(info)
 

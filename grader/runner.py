@@ -132,6 +132,16 @@ def unusable_submission_sha256(path: Path) -> str | None:
     return hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else None
 
 
+def submission_sha256(path: Path, module: str) -> str | None:
+    """The sha256 a report would give this submission, found without grading it."""
+    with tempfile.TemporaryDirectory(prefix="minimax-kit-layout-") as scratch:
+        try:
+            prepare_submission(path, module, Path(scratch) / "submission")
+        except _SubmissionProblem:
+            return unusable_submission_sha256(path)
+        return hashlib.sha256((Path(scratch) / "submission" / module).read_bytes()).hexdigest()
+
+
 def protect_secrets(kit: Kit) -> None:
     """As root, make the kit unreadable to the workers' unprivileged uids before any worker starts.
 

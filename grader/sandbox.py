@@ -466,6 +466,8 @@ class SandboxWorker:
         self.settings = settings
         self.lease = UidLease() if settings.drop_privileges else None
         self.home = Path(tempfile.mkdtemp(prefix="minimax-kit-worker-"))
+        self.boot_log = self.home / "boot.log"
+        self.boot_line: str | None = None
         self.process: subprocess.Popen | None = None
         try:
             self._start(interpreter)
@@ -509,7 +511,6 @@ class SandboxWorker:
             "PYTHONDONTWRITEBYTECODE": "1",
             "PYTHONIOENCODING": "utf-8",
         }
-        self.boot_log = self.home / "boot.log"
         with open(self.boot_log, "wb") as boot_log:
             self.process = subprocess.Popen(
                 # -s: no user site; -P: nothing prepended to sys.path. Not -I/-E, which drop PYTHONHASHSEED.
@@ -607,22 +608,27 @@ class SandboxWorker:
                     os.close(fd)
         if self.lease is not None:
             kill_uid(self.lease.uid)
-            shutil.rmtree(self.home, ignore_errors=True)
+        else:
+            kill_children()
+        if self.boot_line is None:  # read before the home goes: it says why a worker never started
+            self.boot_line = self._last_boot_line()
+        shutil.rmtree(self.home, ignore_errors=True)
+        if self.lease is not None:
             remove_leftovers(self.lease.uid)
             self.lease.release()
             self.lease = None
-        else:
-            kill_children()
-        shutil.rmtree(self.home, ignore_errors=True)
         return returncode
 
-    def boot_error(self) -> str:
-        """The last line the interpreter printed before the worker was ready, if any."""
+    def _last_boot_line(self) -> str:
         try:
             lines = self.boot_log.read_text(errors="replace").strip().splitlines()
         except OSError:
             return ""
         return lines[-1][:300] if lines else ""
+
+    def boot_error(self) -> str:
+        """The last line the interpreter printed before the worker was ready, if any."""
+        return self.boot_line if self.boot_line is not None else self._last_boot_line()
 
 
 # --------------------------------------------------------------------------------------------

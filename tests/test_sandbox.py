@@ -395,3 +395,16 @@ def forge():
             call(box, "forge")
     finally:
         box.close()
+
+
+def test_a_worker_that_never_starts_says_why(tmp_path, monkeypatch):
+    """What the interpreter printed before the worker was ready goes into the import error."""
+    from grader import sandbox as sandbox_module
+
+    broken = tmp_path / "broken_worker.py"
+    broken.write_text("import sys\nprint('worker script cannot start: missing piece', file=sys.stderr)\nsys.exit(3)\n")
+    monkeypatch.setattr(sandbox_module, "WORKER_SOURCE", broken)
+    box = make_sandbox(tmp_path)
+    with pytest.raises(ImportFailed, match=r"exited with status 3.*\(worker script cannot start: missing piece\)"):
+        box.start()
+    box.close()
