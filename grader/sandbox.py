@@ -385,6 +385,114 @@ def sweep_uid(uid: int) -> None:
         lease.release()
 
 
+# A worker's processes share one memory cgroup named for its uid; the uid lease makes the name exclusive.
+CGROUP_PREFIX = "minimax-kit-"
+
+
+def own_memory_cgroup() -> Path | None:
+    """The folder of this process's memory cgroup (v1 memory controller, else v2), if one is mounted."""
+    try:
+        memberships = Path("/proc/self/cgroup").read_text().splitlines()
+        mounts = Path("/proc/self/mountinfo").read_text().splitlines()
+    except OSError:
+        return None
+    paths = {}
+    for line in memberships:
+        _, controllers, path = line.split(":", 2)
+        if "memory" in controllers.split(","):
+            paths["cgroup"] = path
+        elif controllers == "":
+            paths["cgroup2"] = path
+    for kind in ("cgroup", "cgroup2"):  # v1's memory controller, where mounted, is the one that counts
+        for mount in mounts:
+            fields = mount.split()
+            tail = fields[fields.index("-") + 1:]
+            if kind not in paths or tail[0] != kind or (kind == "cgroup" and "memory" not in tail[2].split(",")):
+                continue
+            root, path = fields[3], paths[kind]
+            if root != "/" and not path.startswith(root):
+                continue
+            inside = path[len(root):] if root != "/" else path
+            folder = Path(fields[4]) / inside.lstrip("/")
+            if folder.is_dir():
+                return folder
+    return None
+
+
+class MemoryCgroup:
+    """A memory cgroup that holds one worker and all it forks, so memory_mb bounds them together.
+
+    RLIMIT_AS bounds one process, and each forked child gets its own; without a cgroup a worker
+    could hold PROCESS_LIMIT x memory_mb. Needs root (or a delegated cgroup); when the kernel or
+    the container refuses, the worker runs without one and the report says so.
+    """
+
+    def __init__(self, parent: Path, name: str, limit_bytes: int):
+        self.path = parent / name
+        with contextlib.suppress(OSError):  # a stale group from a killed grader: start afresh
+            self.path.rmdir()
+        self.path.mkdir()
+        try:
+            if (self.path / "memory.limit_in_bytes").exists():  # cgroup v1
+                self._write("memory.limit_in_bytes", limit_bytes)
+                # No swap either, where swap accounting is on: the limit must not move to disk.
+                if (self.path / "memory.memsw.limit_in_bytes").exists():
+                    self._write("memory.memsw.limit_in_bytes", limit_bytes)
+                self.events = "memory.oom_control"
+            elif (self.path / "memory.max").exists():  # cgroup v2
+                self._write("memory.max", limit_bytes)
+                if (self.path / "memory.swap.max").exists():
+                    self._write("memory.swap.max", 0)
+                self.events = "memory.events"
+            else:
+                raise OSError(f"{parent} has no memory controller for its children")
+        except OSError:
+            self.remove()
+            raise
+
+    def _write(self, name: str, value: int | str) -> None:
+        (self.path / name).write_text(f"{value}\n")
+
+    def add(self, pid: int) -> None:
+        """Move a process (and so everything it forks later) into the group."""
+        self._write("cgroup.procs", pid)
+
+    def oom_kills(self) -> int:
+        """How many processes the kernel killed in this group for passing its limit."""
+        try:
+            text = (self.path / self.events).read_text()
+        except OSError:
+            return 0
+        for line in text.splitlines():
+            key, _, value = line.partition(" ")
+            if key == "oom_kill" and value.strip().isdigit():
+                return int(value)
+        return 0
+
+    def remove(self) -> None:
+        """Delete the group; its processes are dead by now, but the kernel may take a moment to let go."""
+        for _ in range(50):
+            try:
+                self.path.rmdir()
+                return
+            except FileNotFoundError:
+                return
+            except OSError:
+                time.sleep(0.01)
+        # Still busy: left for the next lease of this uid, which removes it before starting.
+
+
+def open_memory_cgroup(uid: int, memory_mb: int) -> MemoryCgroup | None:
+    """A fresh memory cgroup for the worker of `uid`, or None where cgroups are out of reach."""
+    parent = own_memory_cgroup()
+    if parent is None:
+        return None
+    try:
+        return MemoryCgroup(parent, f"{CGROUP_PREFIX}{uid}", memory_mb * 2**20)
+    except OSError:
+        return None
+
+
 def become_subreaper() -> bool:
     """Make orphaned descendants reparent to this process (Linux), so they can be found and killed."""
     if not sys.platform.startswith("linux"):
@@ -469,6 +577,9 @@ class SandboxWorker:
         self.boot_log = self.home / "boot.log"
         self.boot_line: str | None = None
         self.process: subprocess.Popen | None = None
+        self.cgroup: MemoryCgroup | None = None
+        self.out_of_memory = False
+        self.pidfd: int | None = None
         try:
             self._start(interpreter)
         except BaseException:
@@ -492,6 +603,8 @@ class SandboxWorker:
                 for name in files:
                     os.chown(os.path.join(folder, name), self.lease.uid, self.lease.gid)
         os.chmod(work, 0o700)
+        if self.lease:
+            self.cgroup = open_memory_cgroup(self.lease.uid, settings.memory_mb)
         request_r, self.request_w = os.pipe()
         self.reply_r, reply_w = os.pipe()
         limits = {"as": settings.memory_mb * 2**20, "cpu": settings.cpu_seconds, "fsize": FILE_SIZE_LIMIT,
@@ -528,6 +641,19 @@ class SandboxWorker:
             )
         os.close(request_r)
         os.close(reply_w)
+        if self.cgroup is not None:
+            try:
+                self.cgroup.add(self.process.pid)
+            except OSError:
+                self.cgroup.remove()
+                self.cgroup = None
+        # A forked child can hold the pipes open after the worker dies; the pidfd still says it died.
+        with contextlib.suppress(AttributeError, OSError):
+            self.pidfd = os.pidfd_open(self.process.pid)
+        # The worker imports no student code until this frame, so it is in its cgroup first. A worker
+        # already dead leaves a broken pipe here; the wait for its first message says why.
+        with contextlib.suppress(BrokenPipeError):
+            os.write(self.request_w, wire.dumps({"kind": "go"}))
         os.set_blocking(self.request_w, False)
 
     @property
@@ -542,7 +668,10 @@ class SandboxWorker:
                 remaining = deadline - time.monotonic()
                 if remaining <= 0:
                     raise _Deadline
-                if select.select([], [self.request_w], [], remaining)[1]:
+                readable, writable, _ = select.select(self._death(), [self.request_w], [], remaining)
+                if readable:
+                    raise EOFError
+                if writable:
                     try:
                         view = view[os.write(self.request_w, view):]
                     except BlockingIOError:
@@ -553,14 +682,21 @@ class SandboxWorker:
             raise wire.WireError(f"the worker announced a {size:,}-byte message")
         return wire.loads(self._read(size, deadline))
 
+    def _death(self) -> list[int]:
+        """What select() watches for the worker's death: its pidfd, where Linux offers one."""
+        return [self.pidfd] if self.pidfd is not None else []
+
     def _read(self, size: int, deadline: float) -> bytes:
         buffer = bytearray()
         while len(buffer) < size:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 raise _Deadline
-            if not select.select([self.reply_r], [], [], remaining)[0]:
+            readable = select.select([self.reply_r, *self._death()], [], [], remaining)[0]
+            if not readable:
                 continue
+            if self.reply_r not in readable:  # dead, and nothing left in the pipe
+                raise EOFError
             chunk = os.read(self.reply_r, min(size - len(buffer), 1 << 20))
             if not chunk:
                 raise EOFError
@@ -584,6 +720,9 @@ class SandboxWorker:
             raise CallTimedOut(f"{what} did not return within {timeout:g} s") from None
         except (EOFError, BrokenPipeError):
             returncode = self.close()
+            if self.out_of_memory:
+                words = f"the process running your code ran out of memory (limit {self.settings.memory_mb} MB)"
+                raise WorkerCrashed(f"{what}: {words}") from None
             # An exit status is a number the student picks, so a hidden check shows only that it exited.
             hidden = describe_exit(returncode) if returncode is None or returncode < 0 else "your code ended the process"
             raise WorkerCrashed(f"the worker crashed during {what}: {describe_exit(returncode)}",
@@ -603,13 +742,18 @@ class SandboxWorker:
                 os.killpg(self.process.pid, signal.SIGKILL)
             returncode = self.process.wait()
             self.process = None
-            for fd in (self.request_w, self.reply_r):
+            for fd in (self.request_w, self.reply_r, *self._death()):
                 with contextlib.suppress(OSError):
                     os.close(fd)
+            self.pidfd = None
         if self.lease is not None:
             kill_uid(self.lease.uid)
         else:
             kill_children()
+        if self.cgroup is not None:
+            self.out_of_memory = self.out_of_memory or self.cgroup.oom_kills() > 0
+            self.cgroup.remove()
+            self.cgroup = None
         if self.boot_line is None:  # read before the home goes: it says why a worker never started
             self.boot_line = self._last_boot_line()
         shutil.rmtree(self.home, ignore_errors=True)
@@ -649,6 +793,7 @@ class Sandbox:
         self.uid: int | None = None
         self.line_count = _line_count(settings.source_dir / settings.module)
         self.uids_used: set[int] = set()
+        self.memory_cgroup = False
 
     def start(self) -> dict:
         """Start the first worker and import the module; returns the worker's ready message."""
@@ -667,6 +812,7 @@ class Sandbox:
         worker = SandboxWorker(settings, self.interpreter)
         self.uids_used.add(worker.uid)
         self.uid = worker.uid
+        self.memory_cgroup = worker.cgroup is not None
         try:
             hello = worker.exchange(None, settings.import_timeout, "the worker's start")
             ready = worker.exchange(None, settings.import_timeout, f"the import of {module}")
@@ -741,6 +887,8 @@ class Sandbox:
             "uid": self.uid,
             "privileges_dropped": self.drop_privileges,
             "memory_mb": self.settings.memory_mb,
+            # Whether memory_mb bounds the worker and its children together, not each process alone.
+            "memory_cgroup": self.memory_cgroup,
             "limits_held": self.hello.get("limits", {}),
             "warning": self.warning,
         }

@@ -346,6 +346,8 @@ def _serve(request_fd, reply_fd, settings):
 
     # Facts about the worker go out before any student code runs, so that no student can forge them.
     reply({"kind": "hello", "python": sys.version.split()[0], "limits": held})
+    # The grader says go once this process is in its memory cgroup; only then may student code run.
+    _read_exactly(request_fd, HEADER.unpack(_read_exactly(request_fd, HEADER.size))[0])
     module, error = _import_student(settings["module"][: -len(".py")], folder, module_path)
     ready = {"kind": "ready", "output": output.collect()}
     if module is None:

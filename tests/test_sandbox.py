@@ -23,6 +23,7 @@ from grader.sandbox import (
     WorkerCrashed,
     choose_interpreter,
     describe_exit,
+    own_memory_cgroup,
     uid_range,
 )
 
@@ -110,6 +111,18 @@ def hash_order(words):
 
 def allocate(megabytes):
     return len(bytearray(megabytes * 2**20))
+
+def hold_in_child_then_allocate(child_mb, own_mb):
+    child = os.fork()
+    if child == 0:
+        block = bytearray(child_mb * 2**20)
+        block[::4096] = b"\\1" * (len(block) // 4096)  # touch every page, so it is really held
+        time.sleep(600)
+        os._exit(0)
+    time.sleep(0.3)
+    block = bytearray(own_mb * 2**20)
+    block[::4096] = b"\\1" * (len(block) // 4096)
+    return len(block)
 
 def spawn_escaper():
     child = os.fork()
@@ -323,6 +336,34 @@ def test_as_root_processes_that_escaped_with_setsid_die_with_the_worker(tmp_path
     while Path(f"/proc/{escaper}").exists() and time.monotonic() < deadline:
         time.sleep(0.05)
     assert not Path(f"/proc/{escaper}").exists()
+
+
+needs_cgroup = pytest.mark.skipif(os.geteuid() != 0 or own_memory_cgroup() is None,
+                                  reason="a memory cgroup per worker needs root and a mounted memory controller")
+
+
+@needs_cgroup
+def test_as_root_the_worker_and_its_children_share_one_memory_cgroup(sandbox):
+    worker = call(sandbox, "pid")
+    group = next(line for line in Path(f"/proc/{worker}/cgroup").read_text().splitlines()
+                 if "memory" in line.split(":")[1] or line.startswith("0::"))
+    assert group.endswith(f"/minimax-kit-{sandbox.uid}")
+    folder = own_memory_cgroup() / f"minimax-kit-{sandbox.uid}"
+    assert folder.is_dir() and sandbox.environment()["memory_cgroup"] is True
+    sandbox.close()
+    assert not folder.exists()
+
+
+@needs_cgroup
+def test_as_root_memory_held_by_a_child_counts_against_the_worker(sandbox):
+    # Each process stays under RLIMIT_AS (256 MiB); together they pass the cgroup's 256 MiB.
+    started = time.monotonic()
+    with pytest.raises(WorkerCrashed) as caught:
+        call(sandbox, "hold_in_child_then_allocate", 120, 180, timeout=20.0)
+    assert "ran out of memory (limit 256 MB)" in caught.value.message
+    # The child still held the pipes; the worker's pidfd told of its death long before the deadline.
+    assert time.monotonic() - started < 10
+    assert call(sandbox, "add", 1, 2) == 3
 
 
 def test_limits_that_held_are_reported(sandbox):
