@@ -174,6 +174,8 @@ def _check_ready(hello: dict, ready: dict) -> None:
                else type(ready.get("functions")) is list and all(type(f) is str for f in ready["functions"])))
     if not ok:
         raise wire.WireError("the worker's start-up messages are malformed")
+    if not hello["python"].startswith(f"{_MINOR}."):
+        raise SandboxError(f"the worker runs Python {hello['python']}, not {_MINOR} like the grader")
 
 
 def _reply_is_well_formed(reply: dict) -> bool:
@@ -245,7 +247,7 @@ def choose_interpreter(drop_privileges: bool) -> tuple[str, str | None]:
     """
     if not drop_privileges:
         return sys.executable, None
-    minor = f"python{sys.version_info.major}.{sys.version_info.minor}"
+    minor = f"python{_MINOR}"
     candidates = [os.environ.get(WORKER_PYTHON_ENV), sys.executable, f"/usr/bin/{minor}", f"/usr/local/bin/{minor}"]
     for candidate in filter(None, candidates):
         path = Path(candidate)
@@ -259,7 +261,10 @@ def choose_interpreter(drop_privileges: bool) -> tuple[str, str | None]:
 
 def _same_minor(path: Path) -> bool:
     """Whether the interpreter at `path` has the grader's major.minor version."""
-    if path.resolve() == Path(sys.executable).resolve():
+    resolved = path.resolve()
+    # A binary named python3.11 is 3.11; that spares every grade a run of the interpreter. The
+    # worker's hello states its version anyway, and the grading side checks it.
+    if resolved == Path(sys.executable).resolve() or resolved.name == f"python{_MINOR}":
         return True
     try:
         out = subprocess.run(
@@ -269,6 +274,9 @@ def _same_minor(path: Path) -> bool:
     except (OSError, subprocess.TimeoutExpired):
         return False
     return out == str(tuple(sys.version_info[:2]))
+
+
+_MINOR = f"{sys.version_info.major}.{sys.version_info.minor}"
 
 
 def uid_range() -> tuple[int, int]:
@@ -555,6 +563,8 @@ class Reply:
     args: list | None
     kwargs: dict | None
     output: str
+    trace: dict | None = None
+    """What a traced call's code fetched from its traced arguments (see Sandbox.trace)."""
 
 
 def _join_output(output: dict) -> str:
@@ -580,6 +590,7 @@ class SandboxWorker:
         self.cgroup: MemoryCgroup | None = None
         self.out_of_memory = False
         self.pidfd: int | None = None
+        self.pending = bytearray()  # bytes read past the last message
         try:
             self._start(interpreter)
         except BaseException:
@@ -663,32 +674,44 @@ class SandboxWorker:
 
     def _exchange_deadline(self, deadline: float, payload: bytes | None) -> dict:
         if payload:
-            view = memoryview(payload)
-            while view:
-                remaining = deadline - time.monotonic()
-                if remaining <= 0:
-                    raise _Deadline
-                readable, writable, _ = select.select(self._death(), [self.request_w], [], remaining)
-                if readable:
-                    raise EOFError
-                if writable:
-                    try:
-                        view = view[os.write(self.request_w, view):]
-                    except BlockingIOError:
-                        continue
-        header = self._read(wire.HEADER.size, deadline)
-        size = wire.HEADER.unpack(header)[0]
-        if size > wire.MAX_MESSAGE_BYTES:
-            raise wire.WireError(f"the worker announced a {size:,}-byte message")
-        return wire.loads(self._read(size, deadline))
+            self._send(payload, deadline)
+        return wire.loads(self._receive(deadline))
+
+    def _send(self, payload: bytes, deadline: float) -> None:
+        # A small request fits the empty pipe at once, so the first write goes without a select.
+        view = memoryview(payload)
+        with contextlib.suppress(BlockingIOError):
+            view = view[os.write(self.request_w, view):]
+        while view:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise _Deadline
+            readable, writable, _ = select.select(self._death(), [self.request_w], [], remaining)
+            if readable:
+                raise EOFError
+            if writable:
+                with contextlib.suppress(BlockingIOError):
+                    view = view[os.write(self.request_w, view):]
 
     def _death(self) -> list[int]:
         """What select() watches for the worker's death: its pidfd, where Linux offers one."""
         return [self.pidfd] if self.pidfd is not None else []
 
-    def _read(self, size: int, deadline: float) -> bytes:
-        buffer = bytearray()
-        while len(buffer) < size:
+    def _receive(self, deadline: float) -> bytes:
+        """The body of the worker's next message; bytes past it (a second frame) wait for the next call.
+
+        The header and a small body usually arrive in one read, which saves a select and a read.
+        """
+        buffer, size = self.pending, None
+        while True:
+            if size is None and len(buffer) >= wire.HEADER.size:
+                size = wire.HEADER.unpack_from(buffer)[0]
+                if size > wire.MAX_MESSAGE_BYTES:
+                    raise wire.WireError(f"the worker announced a {size:,}-byte message")
+            end = None if size is None else wire.HEADER.size + size
+            if end is not None and len(buffer) >= end:
+                self.pending = buffer[end:]
+                return bytes(buffer[wire.HEADER.size:end])
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 raise _Deadline
@@ -697,11 +720,10 @@ class SandboxWorker:
                 continue
             if self.reply_r not in readable:  # dead, and nothing left in the pipe
                 raise EOFError
-            chunk = os.read(self.reply_r, min(size - len(buffer), 1 << 20))
+            chunk = os.read(self.reply_r, 1 << 16 if end is None else min(end - len(buffer), 1 << 20))
             if not chunk:
                 raise EOFError
             buffer += chunk
-        return bytes(buffer)
 
     def exchange(self, payload: bytes | None, timeout: float, what: str) -> dict:
         """Send a request (or none, to await the ready message) and return the decoded reply.
@@ -828,6 +850,9 @@ class Sandbox:
             worker.close()
             self.import_error = f"the worker broke the channel during the import of {module}: {exc}"
             raise ImportFailed(self.import_error) from None
+        except SandboxError:
+            worker.close()
+            raise
         if "error" in ready:
             worker.close()
             self.import_error = describe_import_error(ready["error"], module)
@@ -841,13 +866,19 @@ class Sandbox:
         present = set(self.ready.get("functions", []))
         return [name for name in self.settings.functions if name not in present]
 
-    def call(self, name: str, args: tuple, kwargs: dict, *, timeout: float, observe: bool = False) -> Reply:
+    def call(self, name: str, args: tuple, kwargs: dict, *, timeout: float, observe: bool = False,
+             trace: list[int] | None = None) -> Reply:
         """Call `name(*args, **kwargs)` in the worker and return its plain value.
 
         Student exceptions come back as built-in exceptions carrying `student_error`; timeouts,
-        crashes, bad values and BaseExceptions come back as StudentFailure subclasses.
+        crashes, bad values and BaseExceptions come back as StudentFailure subclasses. `trace`
+        lists the arguments whose nested lists record what the student's code fetches from them.
         """
+        if observe and trace:
+            raise ValueError("a call can observe its arguments or trace them, not both")
         request = {"kind": "call", "name": name, "args": list(args), "kwargs": dict(kwargs), "observe": observe}
+        if trace:
+            request["trace"] = list(trace)
         payload = wire.dumps(request)
         worker = self._ensure_worker()
         try:
@@ -861,7 +892,7 @@ class Sandbox:
         output = _join_output(reply.get("output") or {})
         kind = reply["kind"]
         if kind == "returned":
-            return Reply(reply.get("value"), reply.get("args"), reply.get("kwargs"), output)
+            return Reply(reply.get("value"), reply.get("args"), reply.get("kwargs"), output, reply.get("trace"))
         if kind == "raised":
             exc = rebuild_exception(reply.get("error") or {}, self.settings.module, self.line_count)
             if isinstance(exc, StudentFailure):
@@ -878,6 +909,22 @@ class Sandbox:
             raise MissingFunction(f"{self.settings.module} has no function {name}", output=output)
         self.close()
         raise WorkerCrashed(f"the worker sent an unknown reply kind {kind!r} during {name}")
+
+    def trace(self, name: str, args: tuple, kwargs: dict, *, timeout: float, trace: list[int]) -> tuple[Reply, Reply]:
+        """Call `name` twice in a fresh worker of its own, traced and then plainly; return both replies.
+
+        A diagnostic for feedback only. The throwaway worker keeps this run's worker, and the state
+        the student's module built up in it, exactly as the checks left it, so tracing cannot change
+        any later check's result; a timeout or crash here ends only the throwaway worker.
+        """
+        probe = Sandbox(self.settings)
+        try:
+            traced = probe.call(name, args, kwargs, timeout=timeout, trace=trace)
+            plain = probe.call(name, args, kwargs, timeout=timeout)
+        finally:
+            probe.close()
+            self.uids_used |= probe.uids_used
+        return traced, plain
 
     def environment(self) -> dict:
         """What the report's environment says about the sandbox: facts sent before student code ran."""

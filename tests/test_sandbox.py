@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import stat
 import sys
+import tempfile
 import textwrap
 import time
 from pathlib import Path
@@ -19,6 +21,7 @@ from grader.sandbox import (
     MissingFunction,
     RaisedBaseException,
     Sandbox,
+    SandboxError,
     SandboxSettings,
     WorkerCrashed,
     choose_interpreter,
@@ -449,3 +452,26 @@ def test_a_worker_that_never_starts_says_why(tmp_path, monkeypatch):
     with pytest.raises(ImportFailed, match=r"exited with status 3.*\(worker script cannot start: missing piece\)"):
         box.start()
     box.close()
+
+
+@as_root
+def test_a_worker_interpreter_of_another_python_version_is_a_kit_fault(tmp_path, monkeypatch):
+    # A wrapper named like the right version that runs the worker under a different sys.version.
+    place = Path(tempfile.mkdtemp(prefix="minimax-kit-fake-python-"))
+    try:
+        os.chmod(place, 0o755)
+        (place / "fake.py").write_text("import runpy, sys\nsys.version = '3.99.0 (fake)'\n"
+                                       "sys.argv = [arg for arg in sys.argv[1:] if arg not in ('-s', '-P')]\n"
+                                       "runpy.run_path(sys.argv[0], run_name='__main__')\n")
+        wrapper = place / f"python{sys.version_info.major}.{sys.version_info.minor}"
+        real = choose_interpreter(drop_privileges=True)[0]
+        wrapper.write_text(f'#!/bin/sh\nexec {real} -s -P {place / "fake.py"} "$@"\n')
+        os.chmod(wrapper, 0o755)
+        os.chmod(place / "fake.py", 0o644)
+        monkeypatch.setenv("GRADE_WORKER_PYTHON", str(wrapper))
+        box = make_sandbox(tmp_path)
+        with pytest.raises(SandboxError, match="the worker runs Python 3.99.0, not"):
+            box.start()
+        box.close()
+    finally:
+        shutil.rmtree(place, ignore_errors=True)
