@@ -11,6 +11,8 @@ from pathlib import Path
 FORMAT_VERSION = 1
 EXERCISE_DIR = re.compile(r"^(ex\d\d)_([a-z][a-z0-9_]*)$")
 PUBLIC_CHECKS = "test_public.py"
+# An exercise may ship a game for `grade play` in this file beside its stub.
+GAME_FILE = "play.py"
 
 
 class KitError(Exception):
@@ -186,6 +188,10 @@ class Kit:
     def exercises(self) -> list[Exercise]:
         """Every exercise, loaded and validated."""
         return [load_exercise(folder) for folder in self.exercise_folders()]
+
+    def progress_path(self, exercise: Exercise) -> Path:
+        """Where `grade exNN` keeps the student's last report of their own work, which `grade` lists."""
+        return self.root / "reports" / f"{exercise.id}.json"
 
     def resolve(self, name: str) -> Exercise:
         """The exercise named by its id ("ex04"), folder name ("ex04_alpha_beta") or slug ("alpha_beta")."""

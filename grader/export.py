@@ -9,7 +9,7 @@ import zipfile
 from pathlib import Path
 
 import grader
-from grader.catalog import PUBLIC_CHECKS, Exercise, Kit, KitError
+from grader.catalog import GAME_FILE, PUBLIC_CHECKS, Exercise, Kit, KitError
 from grader.runner import collect_checks
 
 WITHHELD_FILE = "withheld.json"
@@ -115,6 +115,9 @@ def export_handout(kit: Kit, target: Path) -> list[str]:
             if not source.is_file():
                 raise KitError(f"{source}: missing, so the handout cannot be made (run grade check {exercise.id})")
             shutil.copyfile(source, folder / source.relative_to(exercise.path))
+        game = exercise.path / GAME_FILE  # `grade play` in the handout needs the game's own rules
+        if game.is_file():
+            shutil.copyfile(game, folder / GAME_FILE)
         hidden = [check for check in collect_checks(kit, exercise) if check["visibility"] == "hidden"]
         withheld = {"checks": len(hidden), "points": sum(check["points"] for check in hidden)}
         (folder / "checks" / WITHHELD_FILE).write_text(json.dumps(withheld) + "\n", encoding="utf-8")

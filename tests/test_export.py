@@ -48,6 +48,9 @@ def test_the_handout_has_no_hidden_checks_and_no_solutions(repo_kit, tmp_path):
     assert result.returncode == 0, result.stderr
     assert not (handout / "solutions").exists()
     assert not list(handout.rglob("test_hidden.py"))
+    # `grade play` works in the handout: every game file ships beside its stub.
+    games = sorted(path.parent.name for path in (REPO / "exercises").glob("*/play.py"))
+    assert games and sorted(path.parent.name for path in handout.glob("exercises/*/play.py")) == games
     # Lines that legitimately ship (the grader, public checks, stubs) do not count as leaks.
     shipped = set().union(*(_distinctive_lines(path) for path in (REPO / "grader").glob("*.py")))
     secrets = set()
