@@ -3,6 +3,17 @@
 __version__ = "0.1.0"
 
 from grader.catalog import Exercise, Kit, KitError  # noqa: E402
-from grader.runner import Submission, grade  # noqa: E402
 
 __all__ = ["Exercise", "Kit", "KitError", "Submission", "__version__", "grade"]
+
+
+def __getattr__(name: str):
+    """`grader.grade` and `grader.Submission`, imported on first use.
+
+    `grade` alone (the progress list) must start fast, and the runner brings in the sandbox.
+    """
+    if name in ("Submission", "grade"):
+        from grader import runner
+
+        return getattr(runner, name)
+    raise AttributeError(f"module 'grader' has no attribute {name!r}")

@@ -1,4 +1,8 @@
-"""The `grade` command: parse arguments, grade, print a summary, write the report, exit 0/1/2."""
+"""The `grade` command: parse arguments, dispatch, write the report, exit 0/1/2; `display` does the showing.
+
+Only what the progress list needs is imported at the top: `grade` alone must answer at once, so
+the runner, the sandbox, pytest and the other commands' modules are imported where they are used.
+"""
 
 from __future__ import annotations
 
@@ -6,26 +10,20 @@ import argparse
 import json
 import os
 import sys
-import zipfile
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rich.console import Console
-from rich.markup import escape
-from rich.table import Table
+from rich.text import Text
 
-from grader.batch import distribution, find_students, run_batch, write_gradebook
+from grader import display
 from grader.catalog import Exercise, Kit, KitError, load_exercise
-from grader.export import export_gradescope, export_handout, withheld_checks
 from grader.formats import FORMATS, render
-from grader.runner import Submission, grade
-from grader.sandbox import SandboxError
-from grader.scaffold import scaffold
-from grader.scoring import summarize
-from grader.validation import DEFAULT_SEEDS, check_exercise
+
+if TYPE_CHECKING:
+    from grader.runner import Submission
 
 EXIT_PASS, EXIT_LOST_POINTS, EXIT_USAGE = 0, 1, 2
-OUTCOME_MARKS = {"passed": "[green]✓[/]", "failed": "[red]✗[/]", "error": "[red]![/]",
-                 "timeout": "[yellow]⏱[/]", "crashed": "[red]☠[/]"}
 
 
 class _Parser(argparse.ArgumentParser):
@@ -47,6 +45,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--format", choices=FORMATS, default="json", help="format of the report file")
     parser.add_argument("--output", metavar="FILE", help="where the report goes; - for stdout (no summary)")
     parser.add_argument("--exit-zero", action="store_true", help="exit 0 whenever a report was written")
+    parser.add_argument("--watch", action="store_true", help="grade your file again on every save (Ctrl-C stops)")
     _add_kit_option(parser)
     return parser
 
@@ -82,64 +81,10 @@ def _shown(path: Path, kit: Kit) -> str:
         return str(path)
 
 
-def print_summary(console: Console, report: dict, where: list[str]) -> None:
-    """One line per check with its points, the message of each failure, the total and the report's place."""
-    exercise = report["exercise"]
-    console.print(f"[bold]{exercise['id']} {escape(exercise['title'])}[/]  ({escape(report['submission']['path'])})")
-    for test in report["tests"]:
-        mark = OUTCOME_MARKS[test["outcome"]]
-        tag = "" if test["visibility"] == "public" else " [dim](hidden)[/]"
-        console.print(f"  {mark} {escape(test['name'])}{tag}  [dim]{test['score']:g}/{test['max_score']:g}[/]")
-        if test["outcome"] != "passed" and test["message"]:
-            for line in test["message"].splitlines()[:12]:
-                console.print(f"      [dim]{escape(line)}[/]")
-        if test["outcome"] != "passed" and test["output"]:
-            console.print("      [dim]your output:[/]")
-            for line in test["output"].splitlines()[:6]:
-                console.print(f"      [dim]| {escape(line)}[/]")
-    if report["message"]:
-        console.print(f"[bold red]{escape(report['message'])}[/]")
-    colour = {"pass": "green", "fail": "yellow", "error": "red"}[report["status"]]
-    console.print(f"[bold {colour}]Score {report['score']:g}/{report['max_score']:g} ({report['status']})[/]  "
-                  f"[dim]seed {report['seed']}[/]")
-    for path in where:
-        console.print(f"[dim]Report written to {escape(path)}[/]")
-
-
-def print_overview(console: Console, summary: dict, where: list[str]) -> None:
-    """One line per exercise with its score and status, then the total, for `grade --all`."""
-    colours = {"pass": "green", "fail": "yellow", "error": "red"}
-    for report in summary["exercises"]:
-        exercise = report["exercise"]
-        line = f"  {exercise['id']} {escape(exercise['title'])}  {report['score']:g}/{report['max_score']:g}"
-        console.print(f"{line}  [{colours[report['status']]}]{report['status']}[/]")
-        if report["message"]:
-            console.print(f"      [dim]{escape(report['message'])}[/]")
-    colour = colours[summary["status"]]
-    console.print(f"[bold {colour}]Total {summary['score']:g}/{summary['max_score']:g} ({summary['status']})[/]")
-    for path in where:
-        console.print(f"[dim]Report written to {escape(path)}[/]")
-
-
-def list_progress(console: Console, kit: Kit) -> None:
-    """The exercises with each one's last score and status, like `rustlings list`."""
-    table = Table(show_header=True, header_style="bold")
-    for column in ("exercise", "title", "last score", "status"):
-        table.add_column(column)
-    for exercise in kit.exercises():
-        try:
-            last = json.loads((kit.root / "reports" / f"{exercise.id}.json").read_text(encoding="utf-8"))
-            score = f"{last['score']:g}/{last['max_score']:g}"
-            status = "[green]done[/]" if last["status"] == "pass" else "[yellow]partial[/]"
-        except (OSError, ValueError, KeyError, TypeError):
-            score, status = "-", "[dim]not started[/]"
-        table.add_row(exercise.name, escape(exercise.title), score, status)
-    console.print(table)
-    console.print("Grade one with [bold]grade ex04[/]; see the reference's full marks with [bold]grade ex04 --solution[/].")
-
-
 def _submission(args, kit: Kit, exercise: Exercise) -> tuple[Submission, bool]:
     """What to grade, and whether it is the student's own file in the kit (which updates reports/)."""
+    from grader.runner import Submission
+
     if args.submission is not None:
         if not args.submission.exists():
             raise KitError(f"--submission {args.submission}: no such file or folder")
@@ -186,12 +131,7 @@ def run_hint(argv: list[str], console: Console) -> int:
     shown = len(exercise.hints) if args.all else min(int(seen.get(exercise.id, 0) or 0) + 1, len(exercise.hints))
     seen[exercise.id] = shown
     _write(record, json.dumps(seen, indent=2) + "\n")
-    for number, hint in enumerate(exercise.hints[:shown], start=1):
-        console.print(f"[bold]Hint {number} of {len(exercise.hints)}[/] ({exercise.id}): {escape(hint)}")
-    if shown == len(exercise.hints):
-        console.print("[dim]That is the last hint.[/]")
-    else:
-        console.print(f"[dim]Run grade hint {exercise.id} again for the next one.[/]")
+    display.print_hints(console, exercise, shown)
     return EXIT_PASS
 
 
@@ -205,6 +145,8 @@ def _seeds(text: str) -> tuple[int, ...]:
 
 def build_check_parser() -> argparse.ArgumentParser:
     """The command line of `grade check`."""
+    from grader.validation import DEFAULT_SEEDS
+
     parser = _Parser(prog="grade check", description="Prove exercises sound: reference, alt/, wrong/ and stub.")
     parser.add_argument("exercises", nargs="*", help="exercises to check (default with --all: every one)")
     parser.add_argument("--all", action="store_true", help="check every exercise")
@@ -216,6 +158,8 @@ def build_check_parser() -> argparse.ArgumentParser:
 
 def run_check(argv: list[str], console: Console) -> int:
     """One line per exercise: what held, or every problem found; exit 1 if any exercise is unsound."""
+    from grader.validation import check_exercise
+
     args = build_check_parser().parse_args(argv)
     kit = Kit.find(Path.cwd(), args.kit)
     if args.all == bool(args.exercises):
@@ -226,22 +170,19 @@ def run_check(argv: list[str], console: Console) -> int:
         try:
             exercise = load_exercise(folder)
         except KitError as exc:
-            console.print(f"[red]✗ {folder.name}[/]: {escape(str(exc))}")
+            display.print_soundness(console, folder.name, [], [str(exc)])
             sound = False
             continue
         result = check_exercise(kit, exercise, seeds=args.seeds, jobs=args.jobs)
-        if result.ok:
-            console.print(f"[green]✓ {exercise.name}[/]: {escape(', '.join(result.facts))}")
-        else:
-            sound = False
-            console.print(f"[red]✗ {exercise.name}[/]: {len(result.problems)} problem(s)")
-            for problem in result.problems:
-                console.print(f"    {escape(problem)}")
+        display.print_soundness(console, exercise.name, result.facts, result.problems)
+        sound = sound and result.ok
     return EXIT_PASS if sound else EXIT_LOST_POINTS
 
 
 def run_new(argv: list[str], console: Console) -> int:
     """`grade new ex10 slug "Title"`: scaffold an exercise that passes `grade check` at once."""
+    from grader.scaffold import scaffold
+
     parser = _Parser(prog="grade new", description="Scaffold a new exercise and its solution folders.")
     parser.add_argument("id", help="the new id, such as ex10")
     parser.add_argument("slug", help="the folder suffix and module name, such as endgame_tables")
@@ -250,14 +191,16 @@ def run_new(argv: list[str], console: Console) -> int:
     args = parser.parse_args(argv)
     kit = Kit.find(Path.cwd(), args.kit)
     for path in scaffold(kit, args.id, args.slug, args.title):
-        console.print(f"  created {escape(str(path.relative_to(kit.root)))}")
-    console.print(f"Next: write the task, the checks and the solutions, then run [bold]grade check {args.id}[/]. "
-                  "See docs/authoring.md.")
+        console.print(Text(f"  created {path.relative_to(kit.root)}"))
+    console.print(Text.assemble("Next: write the task, the checks and the solutions, then run ",
+                                (f"grade check {args.id}", "bold"), ". See docs/authoring.md."))
     return EXIT_PASS
 
 
 def run_export(argv: list[str], console: Console) -> int:
     """`grade export DIR` (student handout) or `grade export --gradescope FILE.zip` (autograder bundle)."""
+    from grader.export import export_gradescope, export_handout
+
     parser = _Parser(prog="grade export", description="Export the student handout or a Gradescope bundle.")
     parser.add_argument("target", nargs="?", type=Path, help="folder for the student handout")
     parser.add_argument("--gradescope", type=Path, metavar="FILE.zip", help="write a Gradescope autograder zip")
@@ -270,18 +213,20 @@ def run_export(argv: list[str], console: Console) -> int:
     if args.gradescope is not None:
         exercise = kit.resolve(args.exercise) if args.exercise else None
         export_gradescope(kit, args.gradescope, exercise)
-        console.print(f"Gradescope bundle written to {escape(str(args.gradescope))}")
+        console.print(Text(f"Gradescope bundle written to {args.gradescope}"))
         return EXIT_PASS
     if args.exercise:
         raise KitError("--exercise goes with --gradescope; the handout holds every exercise")
     names = export_handout(kit, args.target)
-    console.print(f"Handout with {len(names)} exercises written to {escape(str(args.target))} "
-                  "(no hidden checks, no solutions)")
+    console.print(Text(f"Handout with {len(names)} exercises written to {args.target} "
+                       "(no hidden checks, no solutions)"))
     return EXIT_PASS
 
 
 def run_batch_command(argv: list[str], console: Console) -> int:
     """`grade batch DIR --exercise exNN|--all --jobs N --out OUT`: grade a class into reports and grades.csv."""
+    from grader.batch import distribution, find_students, run_batch, write_gradebook
+
     parser = _Parser(prog="grade batch", description="Grade a class: one subfolder, .py or .zip per student.")
     parser.add_argument("folder", type=Path, help="the class's submissions")
     which = parser.add_mutually_exclusive_group(required=True)
@@ -296,26 +241,88 @@ def run_batch_command(argv: list[str], console: Console) -> int:
     kit = Kit.find(Path.cwd(), args.kit)
     exercises = kit.exercises() if args.all else [kit.resolve(args.exercise)]
     students = find_students(args.folder)
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
-
-    with Progress("[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(),
-                  TimeElapsedColumn(), console=console, transient=True) as progress:
+    with display.batch_progress(console) as progress:
         task = progress.add_task("grading", total=len(students) * len(exercises))
         results, reused = run_batch(kit, exercises, students, args.out, jobs=args.jobs, force=args.force,
                                     seed=args.seed, advance=lambda: progress.advance(task))
     write_gradebook(results, exercises, args.out / "grades.csv")
-    stats = distribution(results, exercises)
-    console.print(f"Graded {stats['students']} students on {len(exercises)} exercise(s)"
-                  f" ({reused} unchanged and not regraded). Gradebook: {escape(str(args.out / 'grades.csv'))}")
-    if stats["students"]:
-        console.print(f"  totals out of {stats['possible']:g}: mean {stats['mean']:.1f}, median {stats['median']:g}, "
-                      f"lowest {stats['lowest']:g}, highest {stats['highest']:g}; "
-                      f"{stats['full_marks']} with full marks, {stats['errors']} with a submission that did not run")
+    display.print_batch_summary(console, distribution(results, exercises), len(exercises), reused,
+                                args.out / "grades.csv")
     return EXIT_PASS
 
 
+def run_play(argv: list[str], console: Console) -> int:
+    """`grade play`, imported when used: it brings in the sandbox, which the progress list must not wait for."""
+    from grader.play import run_play as play
+
+    return play(argv, console)
+
+
 SUBCOMMANDS = {"hint": run_hint, "check": run_check, "new": run_new, "export": run_export,
-               "batch": run_batch_command}
+               "batch": run_batch_command, "play": run_play}
+
+
+def _refuse_bad_watch(args) -> None:
+    """--watch grades the student's own file again on each save, so it goes with one exercise and a summary."""
+    if not args.watch:
+        return
+    clashes = [flag for flag, given in (("--all", args.all), ("--solution", args.solution),
+                                        ("--submission", args.submission is not None),
+                                        ("--output -", args.output == "-")) if given]
+    if clashes:
+        raise KitError(f"--watch cannot go with {clashes[0]}: it grades your own file again each time you save it")
+    if args.exercise is None:
+        raise KitError("--watch needs an exercise, such as grade ex04 --watch")
+
+
+def _grade_one(args, kit: Kit, exercise: Exercise) -> tuple[dict, list[str]]:
+    """Grade one exercise as the arguments say; update reports/ for the student's own work."""
+    from grader.runner import grade
+
+    submission, own_work = _submission(args, kit, exercise)
+    report = grade(kit, exercise, submission, seed=args.seed)
+    where = []
+    if own_work:
+        path = kit.progress_path(exercise)
+        _write(path, render(report, "json"))
+        where.append(path.relative_to(kit.root).as_posix())
+    warning = report["environment"]["sandbox"].get("warning")
+    if warning:  # weakened isolation is never silent: it goes to stderr as well as into the report
+        print(f"grade: warning: {warning}", file=sys.stderr)
+    return report, where
+
+
+def _deliver(args, console: Console, document: dict, where: list[str], exercises: list[Exercise]) -> None:
+    """Write the report where --output says, and show the result unless the report goes to stdout."""
+    if args.output == "-":
+        sys.stdout.write(render(document, args.format))
+        return
+    if args.output:
+        _write(Path(args.output), render(document, args.format))
+        where = [*where, args.output]
+    if args.all:
+        display.print_overview(console, document, where)
+        return
+    from grader.export import withheld_checks
+
+    display.print_report(console, document, where, withheld_checks(exercises[0]))
+
+
+def run_watch(args, kit: Kit, exercise: Exercise, console: Console) -> int:
+    """Grade the student's file now and on every save until Ctrl-C, which exits 0."""
+    from grader.sandbox import SandboxError
+    from grader.watch import watch_and_grade
+
+    def grade_once() -> None:
+        try:
+            report, where = _grade_one(args, kit, exercise)
+            _deliver(args, console, report, where, [exercise])
+        except (KitError, SandboxError) as exc:
+            # Said, not fatal: the file may be half-saved, and the next save is graded as usual.
+            console.print(Text(f"grade: {exc}", style="red"))
+
+    watch_and_grade(console, exercise.stub_path, _shown(exercise.stub_path, kit), grade_once)
+    return EXIT_PASS
 
 
 def run(argv: list[str], console: Console) -> int:
@@ -323,47 +330,48 @@ def run(argv: list[str], console: Console) -> int:
     if argv and argv[0] in SUBCOMMANDS:
         return SUBCOMMANDS[argv[0]](argv[1:], console)
     args = build_parser().parse_args(argv)
+    _refuse_bad_watch(args)
     kit = Kit.find(Path.cwd(), args.kit)
     if args.all:
         if args.exercise is not None:
             raise KitError("name one exercise or pass --all, not both")
+        import zipfile
+
         if args.submission is not None and args.submission.is_file() and not zipfile.is_zipfile(args.submission):
             raise KitError(f"--submission {args.submission}: with --all, give a folder or a .zip holding every module")
         exercises = kit.exercises()
     elif args.exercise is None:
-        list_progress(console, kit)
+        display.print_progress(console, kit, [display.read_progress(kit, exercise) for exercise in kit.exercises()])
         return EXIT_PASS
     else:
         exercises = [kit.resolve(args.exercise)]
+    if args.watch:
+        return run_watch(args, kit, exercises[0], console)
     reports, where = [], []
     for exercise in exercises:
-        submission, own_work = _submission(args, kit, exercise)
-        report = grade(kit, exercise, submission, seed=args.seed)
-        if own_work:
-            _write(kit.root / "reports" / f"{exercise.id}.json", render(report, "json"))
-            where.append(f"reports/{exercise.id}.json")
+        report, written = _grade_one(args, kit, exercise)
         reports.append(report)
-        warning = report["environment"]["sandbox"].get("warning")
-        if warning:  # weakened isolation is never silent: it goes to stderr as well as into the report
-            print(f"grade: warning: {warning}", file=sys.stderr)
-    document = summarize(reports) if args.all else reports[0]
-    if args.output == "-":
-        sys.stdout.write(render(document, args.format))
+        where.extend(written)
+    if args.all:
+        from grader.scoring import summarize
+
+        document = summarize(reports)
     else:
-        if args.output:
-            _write(Path(args.output), render(document, args.format))
-            where.append(args.output)
-        if args.all:
-            print_overview(console, document, where)
-        else:
-            print_summary(console, document, where)
-            withheld = withheld_checks(exercises[0])
-            if withheld:
-                console.print(f"[dim]These were the public checks. When your work is marked, {withheld['checks']} "
-                              f"hidden checks worth {withheld['points']:g} points also run.[/]")
+        document = reports[0]
+    _deliver(args, console, document, where, exercises)
     if document["status"] == "pass" or args.exit_zero:
         return EXIT_PASS
     return EXIT_LOST_POINTS
+
+
+def _one_line_errors() -> tuple[type[Exception], ...]:
+    """The errors `grade` prints as one line with exit 2: KitError, and SandboxError once the sandbox is loaded.
+
+    Only code that imported the sandbox can raise SandboxError, and the progress list never imports
+    it, so it is looked up rather than imported here.
+    """
+    sandbox = sys.modules.get("grader.sandbox")
+    return (KitError, sandbox.SandboxError) if sandbox is not None else (KitError,)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -374,7 +382,7 @@ def main(argv: list[str] | None = None) -> int:
     console = Console(highlight=False)
     try:
         return run(sys.argv[1:] if argv is None else argv, console)
-    except (KitError, SandboxError) as exc:
+    except _one_line_errors() as exc:  # evaluated when an error arrives, after any import of the sandbox
         print(f"grade: {exc}", file=sys.stderr)
         return EXIT_USAGE
 

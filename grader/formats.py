@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import xml.etree.ElementTree as ET
-from importlib import resources
 
 FORMATS = ("json", "gradescope", "exercism", "classroom", "junit")
 # Exercism's interface caps a test's output at 500 characters.
@@ -14,6 +12,9 @@ _PASSED = "passed"
 
 def load_schema() -> dict:
     """The JSON Schema of the native report, shipped inside the package."""
+    # Imported here: `grade` alone imports this module, and it must start fast.
+    from importlib import resources
+
     return json.loads(resources.files("grader").joinpath("report.schema.json").read_text(encoding="utf-8"))
 
 
@@ -119,6 +120,9 @@ def to_classroom(document: dict) -> dict:
 
 def to_junit(document: dict) -> str:
     """JUnit XML: one testsuite per exercise, a failure or error element per lost check."""
+    # Imported here: only JUnit output needs it, and `grade` alone must start fast.
+    import xml.etree.ElementTree as ET
+
     suites = ET.Element("testsuites")
     for report in _reports(document):
         tests = report["tests"]

@@ -27,6 +27,8 @@ COLLECTION_LIMIT = 120.0
 RUN_SLACK = 30.0
 # The CPU backstop of a worker covers every check's budget plus this.
 CPU_SLACK = 60
+# Seconds pytest gets to close its sandbox after Ctrl-C before it is killed.
+INTERRUPT_GRACE = 5.0
 # pytest's exit code for an error inside pytest or a plugin (pytest.ExitCode.INTERNAL_ERROR).
 PYTEST_INTERNAL_ERROR = 3
 
@@ -203,6 +205,32 @@ def _wait_for_pytest(process: subprocess.Popen, run_dir: Path, started: float) -
     return None
 
 
+def _stop_pytest(process: subprocess.Popen) -> None:
+    """Stop pytest after Ctrl-C in grade: the terminal's SIGINT reaches only grade's own process group.
+
+    pytest runs in a session of its own, so it would otherwise go on grading after grade has gone.
+    SIGINT lets it close its sandbox and say which uids it used; SIGKILL follows if it does not stop.
+    """
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(process.pid, signal.SIGINT)
+    try:
+        process.wait(timeout=INTERRUPT_GRACE)
+    except subprocess.TimeoutExpired:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+
+
+def _sweep_workers(run_dir: Path) -> None:
+    """Kill whatever the run's sandbox workers left behind, under the uids pytest said it used."""
+    sandbox_info = _read_json(run_dir / "sandbox.json") or {}
+    for uid in sandbox_info.get("uids_used", []):
+        if os.geteuid() == 0 and uid != 0:
+            sweep_uid(uid)
+    if os.geteuid() != 0:
+        kill_children()
+
+
 def _run_checks(kit: Kit, exercise: Exercise, run_dir: Path, settings: dict, started: float,
                 collect_only: bool = False) -> tuple[dict, str | None, dict | None]:
     """Run (or only collect) the exercise's checks in a pytest subprocess under the outer limit.
@@ -231,20 +259,22 @@ def _run_checks(kit: Kit, exercise: Exercise, run_dir: Path, settings: dict, sta
     # pytest writes long "Full diff" explanations (difflib, slow on big values) when it sees CI or
     # BUILD_NUMBER set; a report must not depend on where it was graded, so they are left out.
     env = {name: value for name, value in os.environ.items() if name not in ("CI", "BUILD_NUMBER")}
-    env.update(PYTEST_DISABLE_PLUGIN_AUTOLOAD="1", PYTHONDONTWRITEBYTECODE="1")
+    env.update(PYTEST_DISABLE_PLUGIN_AUTOLOAD="1", PYTHONDONTWRITEBYTECODE="1",
+               # pytest prints some differences in set order; the same seed must give the same report.
+               PYTHONHASHSEED=str(int(settings["seed"]) % 2**32))
     command = _pytest_command(run_dir, exercise, check_files) + (["--collect-only"] if collect_only else [])
     with open(run_dir / "pytest.log", "wb") as log:
         process = subprocess.Popen(
             command, cwd=run_dir / "pytest", env=env,
             stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
         )
-        fault = _wait_for_pytest(process, run_dir, started)
-    sandbox_info = _read_json(run_dir / "sandbox.json") or {}
-    for uid in sandbox_info.get("uids_used", []):
-        if os.geteuid() == 0 and uid != 0:
-            sweep_uid(uid)
-    if os.geteuid() != 0:
-        kill_children()
+        try:
+            fault = _wait_for_pytest(process, run_dir, started)
+        except KeyboardInterrupt:
+            _stop_pytest(process)
+            _sweep_workers(run_dir)
+            raise
+    _sweep_workers(run_dir)
     collected = _read_json(run_dir / "collected.json")
     if collected is not None and collected["errors"]:
         raise KitError(f"the checks could not be collected: {collected['errors'][0]}")

@@ -195,12 +195,18 @@ def _reply_is_well_formed(reply: dict) -> bool:
     return True
 
 
+def one_line(text: str) -> str:
+    """Student text made safe for a one-line message: line breaks and terminal codes shown escaped."""
+    return "".join(char if char.isprintable() else repr(char)[1:-1] for char in text)
+
+
 def describe_import_error(error: dict, module: str) -> str:
     """One line such as "alpha_beta.py line 12: SyntaxError: invalid syntax"."""
     lines = error.get("lines") or []
     place = f"{module} line {lines[-1][0]}" if lines else module
-    message = error.get("message") or ""
-    return f"{place}: {error.get('type')}: {message}" if message else f"{place}: {error.get('type')}"
+    message = one_line(str(error.get("message") or ""))
+    kind = one_line(str(error.get("type")))
+    return f"{place}: {kind}: {message}" if message else f"{place}: {kind}"
 
 
 def describe_exit(returncode: int | None) -> str:

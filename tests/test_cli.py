@@ -2,23 +2,29 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
+import queue
 import shutil
+import signal
+import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import REPO, run_grade
+from tests.conftest import GRADE, REPO, run_grade
 
 
 def test_the_readme_first_command_grades_the_reference_with_full_marks():
     grade = Path(sys.executable).parent / "grade"
     if not grade.exists():
         pytest.skip("the grade console script is not installed next to this interpreter")
-    import subprocess
-
-    result = subprocess.run([str(grade), "ex04", "--solution"], cwd=REPO, capture_output=True, text=True, timeout=300)
+    result = subprocess.run([str(grade), "ex04", "--solution"], cwd=REPO, capture_output=True, text=True, timeout=300,
+                            check=False)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "(pass)" in result.stdout
 
@@ -91,6 +97,11 @@ def test_the_kit_can_be_named_from_anywhere(toy_kit, tmp_path):
         (["ex01", "--format", "yaml"], "invalid choice: 'yaml'"),
         (["ex01", "--solution", "--submission", "x.py"], "not allowed with argument"),
         (["ex01", "--bogus"], "unrecognized arguments: --bogus"),
+        (["ex01", "--watch", "--all"], "--watch cannot go with --all"),
+        (["ex01", "--watch", "--solution"], "--watch cannot go with --solution"),
+        (["ex01", "--watch", "--submission", "x.py"], "--watch cannot go with --submission"),
+        (["ex01", "--watch", "--output", "-"], "--watch cannot go with --output -"),
+        (["--watch"], "--watch needs an exercise, such as grade ex04 --watch"),
     ],
 )
 def test_usage_errors_are_one_line_and_exit_2(toy_kit, args, words):
@@ -149,18 +160,22 @@ def test_hint_errors_are_usage_errors(toy_kit):
     assert unknown.returncode == 2 and "unknown exercise 'ex42'" in unknown.stderr
 
 
-def test_grade_all_writes_one_summary(toy_kit, tmp_path, validate_report):
-    (toy_kit.root / "exercises" / "ex02_twin").mkdir()
-    import shutil as _shutil
+def add_twin(kit, ex_id: str, slug: str, title: str | None = None) -> None:
+    """Copy the toy exercise (without its solutions) under another id, slug and title."""
+    folder = kit.root / "exercises" / f"{ex_id}_{slug}"
+    shutil.copytree(kit.root / "exercises" / "ex01_toy", folder)
+    toml = folder / "exercise.toml"
+    text = toml.read_text().replace('id = "ex01"', f'id = "{ex_id}"').replace('slug = "toy"', f'slug = "{slug}"')
+    if title is not None:
+        text = text.replace('title = "A toy exercise for the grader\'s tests"', f'title = "{title}"')
+    toml.write_text(text)
 
-    for item in (toy_kit.root / "exercises" / "ex01_toy").iterdir():
-        target = toy_kit.root / "exercises" / "ex02_twin" / item.name
-        (_shutil.copytree if item.is_dir() else _shutil.copyfile)(item, target)
-    toml = toy_kit.root / "exercises" / "ex02_twin" / "exercise.toml"
-    toml.write_text(toml.read_text().replace('id = "ex01"', 'id = "ex02"').replace('slug = "toy"', 'slug = "twin"'))
+
+def test_grade_all_writes_one_summary(toy_kit, tmp_path, validate_report):
+    add_twin(toy_kit, "ex02", "twin")
     folder = tmp_path / "student"
     folder.mkdir()
-    _shutil.copyfile(REPO / "tests" / "golden" / "partial_solution" / "toy.py", folder / "toy.py")
+    shutil.copyfile(REPO / "tests" / "golden" / "partial_solution" / "toy.py", folder / "toy.py")
     result = run_grade("--all", "--submission", str(folder), "--output", "-", cwd=toy_kit.root)
     summary = validate_report(json.loads(result.stdout))
     assert result.returncode == 1
@@ -212,19 +227,265 @@ def test_grade_check_usage_errors(toy_kit):
 
 def test_weakened_isolation_is_said_on_stderr_too(toy_kit, monkeypatch, capsys):
     """If no interpreter the worker uid can run exists, the report says so, and so does stderr."""
-    from grader import cli, sandbox
+    from grader import cli, runner, sandbox
 
     monkeypatch.setattr(sandbox, "_readable_by_other", lambda path: False)
     interpreter, warning = sandbox.choose_interpreter(drop_privileges=True)
     assert interpreter == sys.executable and "hidden checks are NOT protected" in warning
-    real_grade = cli.grade
+    real_grade = runner.grade
 
     def grade_with_warning(*args, **kwargs):
         report = real_grade(*args, **kwargs)
         report["environment"]["sandbox"]["warning"] = warning
         return report
 
-    monkeypatch.setattr(cli, "grade", grade_with_warning)
+    monkeypatch.setattr(runner, "grade", grade_with_warning)  # cli imports it when it grades
     monkeypatch.chdir(toy_kit.root)
     assert cli.main(["ex01", "--solution", "--output", str(toy_kit.root / "out.json")]) == 0
     assert f"grade: warning: {warning}" in capsys.readouterr().err
+
+
+# -- what a person sees: the progress list, the result table, failures in words, watch mode
+
+NARROW = {"COLUMNS": "80", "NO_COLOR": "1"}
+
+
+def assert_plain_and_narrow(text: str) -> None:
+    """No colour codes (not a terminal, NO_COLOR set), every line fits 80 columns, nothing cut short."""
+    assert "\x1b" not in text
+    assert max(len(line) for line in text.splitlines()) <= 80, text
+    assert "…" not in text
+
+
+def one_line(text: str) -> str:
+    """The text with its wrapping undone, to find phrases that rich wrapped at 80 columns."""
+    return " ".join(text.split())
+
+
+def write_last_report(kit, ex_id: str, score: float, max_score: float, status: str) -> None:
+    (kit.root / "reports").mkdir(exist_ok=True)
+    report = {"exercise": {"id": ex_id}, "score": score, "max_score": max_score, "status": status}
+    (kit.root / "reports" / f"{ex_id}.json").write_text(json.dumps(report))
+
+
+def test_listing_shows_each_status_the_progress_and_what_to_do_next(toy_kit):
+    add_twin(toy_kit, "ex02", "twin", "A twin with a much longer title than the first one has")
+    add_twin(toy_kit, "ex03", "triplet")
+    add_twin(toy_kit, "ex04", "quad")
+    stub = toy_kit.root / "exercises" / "ex01_toy" / "toy.py"
+    stub.write_text((toy_kit.root / "solutions" / "ex01_toy" / "toy.py").read_text())
+    assert run_grade("ex01", cwd=toy_kit.root).returncode == 0  # done, through a real grading
+    write_last_report(toy_kit, "ex02", 3, 8, "fail")
+    (toy_kit.root / "reports" / "ex03.json").write_text('{"score": 8, "max_sc')  # cut off mid-write
+    listing = run_grade(cwd=toy_kit.root, env=NARROW)
+    assert listing.returncode == 0 and listing.stderr == ""
+    assert_plain_and_narrow(listing.stdout)
+    rows = {line.split()[1]: line for line in listing.stdout.splitlines() if line.startswith(("✓", "◐", "○"))}
+    assert rows["ex01_toy"].split()[-2:] == ["8/8", "done"]
+    assert rows["ex02_twin"].split()[-2:] == ["3/8", "partial"] and "A twin with a much longer" in rows["ex02_twin"]
+    assert rows["ex03_triplet"].split()[-3:] == ["-", "not", "started"]
+    assert rows["ex04_quad"].split()[-3:] == ["-", "not", "started"]
+    text = one_line(listing.stdout)
+    assert "reports/ex03.json is not valid JSON, so ex03 shows as not started" in text
+    assert "Progress: 1/4 done, 34% ██████████░░░░" in text  # (1 + 3/8) of 4 exercises
+    assert "Next: ex02 A twin with a much longer title than the first one has (3/8 so far)" in text
+    assert "Traceback" not in listing.stdout + listing.stderr
+
+
+def test_listing_copes_with_reports_that_are_not_reports_and_says_when_all_is_done(toy_kit):
+    add_twin(toy_kit, "ex02", "twin")
+    (toy_kit.root / "reports").mkdir()
+    (toy_kit.root / "reports" / "ex01.json").write_text('["a list"]')
+    (toy_kit.root / "reports" / "ex02.json").write_bytes(b"\xff\xfe not text")
+    damaged = run_grade(cwd=toy_kit.root, env=NARROW)
+    assert damaged.returncode == 0 and "Traceback" not in damaged.stderr
+    assert "reports/ex01.json is not a report of this exercise" in one_line(damaged.stdout)
+    assert "reports/ex02.json cannot be read" in one_line(damaged.stdout)
+    assert "Progress: 0/2 done, 0%" in damaged.stdout and "Next: ex01" in damaged.stdout
+    write_last_report(toy_kit, "ex01", 8, 8, "pass")
+    write_last_report(toy_kit, "ex02", 8, 8, "pass")
+    done = run_grade(cwd=toy_kit.root, env=NARROW)
+    assert "Progress: 2/2 done, 100%" in done.stdout and "All 2 exercises done." in done.stdout
+    assert "Next:" not in done.stdout
+
+
+def test_the_result_is_a_table_then_the_failures_grouped_public_before_hidden(toy_kit):
+    long_name = ("pair of seven is the tuple (7, 7), not a list, because tuples are what the game tree "
+                 "code downstream hashes")
+    public = toy_kit.root / "exercises" / "ex01_toy" / "checks" / "test_public.py"
+    public.write_text(public.read_text().replace("def test_pair_is_a_tuple(student):\n",
+                                                 f'def test_pair_is_a_tuple(student):\n    """{long_name}"""\n'))
+    partial = REPO / "tests" / "golden" / "partial_solution" / "toy.py"
+    result = run_grade("ex01", "--submission", str(partial), cwd=toy_kit.root, env=NARROW)
+    assert result.returncode == 1
+    out = result.stdout
+    assert_plain_and_narrow(out)
+    assert "check" in out and "points" in out  # the table's header
+    assert "✓  add of two small numbers" in out and "2/2" in out
+    assert "✗  tag rejects a negative number (hidden)" in out
+    assert "time" not in out.split("Failed public checks")[0]  # no slow check, so no time column
+    public_part, hidden_part = out.split("Failed public checks")[1].split("Failed hidden checks")
+    assert long_name in one_line(public_part)  # wrapped, never cut
+    assert "AssertionError: assert [7, 7] == (7, 7)" in public_part
+    assert "✗ tag rejects a negative number  0/2" in hidden_part
+    assert "DID NOT RAISE ValueError" in hidden_part and "Hint: A negative n is bad input." in hidden_part
+    assert "add of random integers" not in hidden_part  # passed checks are not repeated
+    assert out.index("Failed hidden checks") < out.index("Score 4/8 (fail)")
+
+
+def test_a_timeout_says_how_long_was_allowed_and_the_usual_cause(toy_kit):
+    looping = REPO / "tests" / "golden" / "infinite_loop" / "toy.py"
+    result = run_grade("ex01", "--submission", str(looping), cwd=toy_kit.root, env=NARROW)
+    out = result.stdout
+    assert_plain_and_narrow(out)
+    assert "⏱  add of two small numbers" in out and "1.0 s" in out  # the time column shows slow checks
+    text = one_line(out)
+    assert "⏱ add of two small numbers 0/2 timed out add did not return within the 1 s allowed for one call" in text
+    assert text.count("a search that is too slow: a missing memo, a missing cutoff, or an infinite loop") == 1
+    assert "add of random integers #1 0/1 timed out add did not return within the 1 s allowed for one call " \
+           "Hint: add must work for any two integers." in text
+
+
+CRASHING = '''\
+import os
+import signal
+
+
+def add(a, b):
+    os.kill(os.getpid(), signal.SIGKILL)
+
+
+def pair(x):
+    nested = [x]
+    for _ in range(200_000):  # deep enough to overflow the C stack, quick to build
+        nested = map(abs, nested)
+    return list(nested)
+
+
+def tag(n):
+    return bytearray(2**40)  # far past memory_mb: the allocation fails with MemoryError
+
+
+def push(items, item):
+    os._exit(3)
+'''
+
+
+def test_crashes_are_said_in_words(toy_kit, tmp_path):
+    submission = tmp_path / "toy.py"
+    submission.write_text(CRASHING)
+    result = run_grade("ex01", "--submission", str(submission), cwd=toy_kit.root, env=NARROW)
+    out = result.stdout
+    assert result.returncode == 1
+    assert_plain_and_narrow(out)
+    text = one_line(out)
+    assert ("add of two small numbers 0/2 crashed the process running your code was killed (SIGKILL) during add, "
+            "most likely because it ran out of memory (limit 256 MB)") in text
+    assert ("pair is a tuple 0/1 crashed the process running your code crashed "
+            "(SIGSEGV, a segmentation fault) during pair; on Python 3.11 this is often very deep recursion") in text
+    assert "tag rejects a negative number 0/2 your code ran out of memory (limit 256 MB)" in text
+    assert "push appends to the list it is given 0/1 crashed your code ended the process it was running in" in text
+    assert "the worker" not in out
+
+
+def test_watch_regrades_on_each_save_and_stops_cleanly_on_ctrl_c(toy_kit, tmp_path):
+    stub = toy_kit.root / "exercises" / "ex01_toy" / "toy.py"
+    with watching(toy_kit, tmp_path) as session:
+        first = session.until("Watching")
+        assert "Score 0/8 (fail)" in first and "Report written to reports/ex01.json" in first
+        stub.write_text((toy_kit.root / "solutions" / "ex01_toy" / "toy.py").read_text())
+        assert "Score 8/8 (pass)" in session.until("Watching")
+        assert json.loads((toy_kit.root / "reports" / "ex01.json").read_text())["status"] == "pass"
+        stub.write_text("def add(a, b:\n")  # saved half-way through an edit
+        broken = session.until("Watching")
+        assert "SyntaxError: '(' was never closed" in broken and "Score 0/8 (error)" in broken
+        session.process.send_signal(signal.SIGINT)
+        assert session.process.wait(timeout=60) == 0
+    assert "Stopped watching." in session.rest()
+    assert "Traceback" not in session.stderr()
+
+
+def test_ctrl_c_during_a_watched_grading_stops_the_grading_too(toy_kit, tmp_path):
+    if not Path("/proc/self/stat").exists():
+        pytest.skip("finding the grading process needs /proc")
+    stub = toy_kit.root / "exercises" / "ex01_toy" / "toy.py"
+    stub.write_text((REPO / "tests" / "golden" / "infinite_loop" / "toy.py").read_text())
+    with watching(toy_kit, tmp_path) as session:
+        session.until("Grading")
+        deadline = time.monotonic() + 60
+        while not (children := child_pids(session.process.pid)) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert children, "the grading process never started"
+        session.process.send_signal(signal.SIGINT)
+        assert session.process.wait(timeout=60) == 0
+    assert "Stopped watching." in session.rest()
+    assert [pid for pid in children if Path(f"/proc/{pid}").exists()] == []
+
+
+def child_pids(pid: int) -> list[int]:
+    """The processes whose parent is `pid`, from /proc."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:  # not a process, or one that ended while we looked
+            continue
+        if entry.name.isdigit() and int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+            found.append(int(entry.name))
+    return found
+
+
+class WatchSession:
+    """A running `grade ex01 --watch`, read line by line without blocking the test forever."""
+
+    def __init__(self, process: subprocess.Popen):
+        self.process = process
+        self.lines: queue.Queue = queue.Queue()
+        threading.Thread(target=self._pump, daemon=True).start()
+
+    def _pump(self) -> None:
+        for line in self.process.stdout:
+            self.lines.put(line)
+        self.lines.put(None)
+
+    def until(self, text: str, timeout: float = 120) -> str:
+        """The output up to and including the next line holding `text`."""
+        seen, deadline = [], time.monotonic() + timeout
+        while True:
+            line = self.lines.get(timeout=max(deadline - time.monotonic(), 0.01))
+            assert line is not None, "grade --watch ended early:\n" + "".join(seen) + self.stderr()
+            seen.append(line)
+            if text in line:
+                return "".join(seen)
+
+    def rest(self) -> str:
+        """What was printed after the last line read, once the process has ended."""
+        seen = []
+        while (line := self.lines.get(timeout=30)) is not None:
+            seen.append(line)
+        return "".join(seen)
+
+    def stderr(self) -> str:
+        return self.process.stderr.read() if self.process.poll() is not None else ""
+
+
+# A shell's background job ignores SIGINT and its children inherit that, so a test run from one could
+# not press Ctrl-C: this restores SIGINT, then becomes `python -m grader.cli ...` in the same process.
+RESTORE_CTRL_C = ("import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); "
+                  "os.execv(sys.executable, [sys.executable, *sys.argv[1:]])")
+
+
+@contextlib.contextmanager
+def watching(kit, cwd: Path):
+    """`grade ex01 --watch` on the kit, killed at the end if a failed assertion left it running."""
+    process = subprocess.Popen(
+        [sys.executable, "-c", RESTORE_CTRL_C, *GRADE[1:], "ex01", "--watch", "--kit", str(kit.root)], cwd=cwd,
+        env={**os.environ, **NARROW, "PYTHONUNBUFFERED": "1"}, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        yield WatchSession(process)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()

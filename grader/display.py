@@ -1,0 +1,365 @@
+"""What `grade` shows a person: the result table, failures in words, the progress list and summaries.
+
+Everything here only reads reports and prints them; the reports themselves stay as the runner
+wrote them, so CI sees the same facts in plainer form. rich turns colour off when the output is
+not a terminal or NO_COLOR is set, and wraps (never cuts) text to the terminal's width.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from grader.catalog import Exercise, Kit
+
+OUTCOME_MARKS = {"passed": ("✓", "green"), "failed": ("✗", "red"), "error": ("!", "red"),
+                 "timeout": ("⏱", "yellow"), "crashed": ("☠", "red")}
+OUTCOME_WORDS = {"error": "could not run", "timeout": "timed out", "crashed": "crashed"}
+STATUS_COLOURS = {"pass": "green", "fail": "yellow", "error": "red"}
+PROGRESS_MARKS = {"done": ("✓", "green"), "partial": ("◐", "yellow"), "not started": ("○", "dim")}
+# A check this slow shows its time: a slow pass may be close to timing out on harder inputs.
+SLOW_CHECK_S = 0.5
+TIMEOUT_ADVICE = ("A timeout usually means a search that is too slow: a missing memo, "
+                  "a missing cutoff, or an infinite loop.")
+# Enough of the student's printed output to recognise it; the report holds the rest.
+OUTPUT_LINES = 10
+PROGRESS_BAR_WIDTH = 30
+# Failure messages are indented under their check's name.
+INDENT = 6
+
+_CRASH = re.compile(r"^the worker crashed during (?P<what>.+?): (?P<how>.*)$")
+_SIGNAL = re.compile(r"^killed by (?P<signal>SIG[A-Z0-9]+)")
+_EXIT_STATUS = re.compile(r"^exited with status (?P<status>-?\d+)")
+_CALL_TIMEOUT = re.compile(r"^(?P<what>.+) did not return within (?P<seconds>[\d.]+) s$")
+_CHECK_TIMEOUT = re.compile(r"^the check did not finish within (?P<seconds>[\d.]+) s$")
+
+
+def print_wrapped(console: Console, text: Text, indent: int = 0) -> None:
+    """Print `text` wrapped to the console's width, each line indented, with no trailing blanks (unlike Padding)."""
+    for line in text.wrap(console, max(console.width - indent, 20)):
+        line.rstrip()
+        console.print(Text(" " * indent) + line)
+
+
+def _mark(outcome: str) -> Text:
+    symbol, colour = OUTCOME_MARKS.get(outcome, ("?", "red"))
+    return Text(symbol, style=colour)
+
+
+def _points(test: dict) -> str:
+    return f"{test['score']:g}/{test['max_score']:g}"
+
+
+def _memory_limit(sandbox: dict) -> str:
+    memory_mb = sandbox.get("memory_mb")
+    return f"limit {memory_mb} MB" if memory_mb else "its memory limit"
+
+
+def crash_in_words(line: str, sandbox: dict) -> str:
+    """The first line of a crashed check's message, said for a student rather than for the grader.
+
+    The messages come from the sandbox (describe_exit); one this does not know is only reworded
+    where it says "the worker", so a new message still shows in full.
+    """
+    match = _CRASH.match(line)
+    if match is None:
+        return line.replace("the worker", "the process running your code", 1)
+    what, how = match.group("what"), match.group("how")
+    process = "the process running your code"
+    signal = _SIGNAL.match(how)
+    status = _EXIT_STATUS.match(how)
+    if signal is not None:
+        name = signal.group("signal")
+        words = {
+            # With a memory cgroup the kernel kills a worker over memory_mb outright; other limits
+            # (the CPU backstop, say) are set far above what a call's timeout lets it use.
+            "SIGKILL": f"was killed ({name}) during {what}, most likely because it ran out of memory "
+                       f"({_memory_limit(sandbox)})",
+            "SIGSEGV": f"crashed ({name}, a segmentation fault) during {what}; on Python 3.11 this is "
+                       "often very deep recursion, which overflows the C stack",
+            "SIGXCPU": f"used up its CPU time ({name}) during {what}: a search that never ends, "
+                       "or one far too slow",
+            "SIGXFSZ": f"wrote more than the file size limit allows ({name}) during {what}: too much output?",
+        }.get(name)
+        return f"{process} {words}" if words else f"{process} crashed during {what}: {how}"
+    if status is not None:
+        return (f"{process} exited during {what} (status {status.group('status')}): a call to "
+                "os._exit, or a crash of the interpreter")
+    if how == "your code ended the process":
+        return f"your code ended the process it was running in (during {what})"
+    return f"{process} crashed during {what}: {how}"
+
+
+def timeout_in_words(line: str) -> str:
+    """The first line of a timed-out check's message, saying which time limit it ran into."""
+    call = _CALL_TIMEOUT.match(line)
+    if call is not None:
+        return f"{call.group('what')} did not return within the {call.group('seconds')} s allowed for one call"
+    check = _CHECK_TIMEOUT.match(line)
+    if check is not None:
+        return f"the whole check did not finish within the {check.group('seconds')} s it is allowed"
+    return line
+
+
+def failure_lines(test: dict, sandbox: dict) -> list[Text]:
+    """A failed check's message as lines for a student: limits and crashes in words, hints marked."""
+    message = test["message"] or "this check failed"
+    first, *rest = message.splitlines() or [message]
+    lines: list[Text] = []
+    if test["outcome"] == "crashed":
+        first = crash_in_words(first, sandbox)
+    elif test["outcome"] == "timeout":
+        first = timeout_in_words(first)
+    elif first.startswith(("MemoryError", "your code raised MemoryError")):
+        # RLIMIT_AS makes an allocation fail inside the student's code, which then raises MemoryError.
+        lines.append(Text(f"your code ran out of memory ({_memory_limit(sandbox)})"))
+    for line in (first, *rest):
+        if line.startswith("Hint: "):
+            lines.append(Text.assemble(("Hint: ", "bold cyan"), line[len("Hint: "):]))
+        else:
+            lines.append(Text(line))
+    return lines
+
+
+def _check_table(tests: list[dict]) -> Table:
+    """One row per check: outcome mark, name (wrapped, never cut), points, and the time of slow ones."""
+    slow = any(test["duration_s"] >= SLOW_CHECK_S for test in tests)
+    table = Table(box=None, padding=(0, 1), header_style="bold", pad_edge=False)
+    table.add_column("", no_wrap=True)
+    table.add_column("check", overflow="fold", ratio=1)
+    table.add_column("points", justify="right", no_wrap=True)
+    if slow:
+        table.add_column("time", justify="right", no_wrap=True)
+    for test in tests:
+        name = Text(test["name"])
+        if test["visibility"] == "hidden":
+            name.append(" (hidden)", style="dim")
+        row = [_mark(test["outcome"]), name, Text(_points(test), style="dim")]
+        if slow:
+            row.append(Text(f"{test['duration_s']:.1f} s" if test["duration_s"] >= SLOW_CHECK_S else "", style="dim"))
+        table.add_row(*row)
+    return table
+
+
+def _print_failure(console: Console, test: dict, sandbox: dict, advise_timeout: bool) -> None:
+    heading = Text("  ")
+    heading.append_text(_mark(test["outcome"]))
+    heading.append(f" {test['name']}", style="bold")
+    heading.append(f"  {_points(test)}", style="dim")
+    if test["outcome"] in OUTCOME_WORDS:
+        heading.append(f"  {OUTCOME_WORDS[test['outcome']]}", style=OUTCOME_MARKS[test["outcome"]][1])
+    console.print(heading)
+    lines = failure_lines(test, sandbox)
+    if advise_timeout:
+        lines.append(Text(TIMEOUT_ADVICE, style="italic"))
+    if test["output"]:
+        output = test["output"].splitlines()
+        lines.append(Text("your output:", style="dim"))
+        lines.extend(Text(f"| {line}", style="dim") for line in output[:OUTPUT_LINES])
+        if len(output) > OUTPUT_LINES:
+            lines.append(Text(f"| ... {len(output) - OUTPUT_LINES} more lines in the report", style="dim"))
+    for line in lines:
+        print_wrapped(console, line, INDENT)
+
+
+def print_failures(console: Console, report: dict) -> None:
+    """The failed checks after the table: public ones, then hidden ones (name, message and hint only).
+
+    A public check's message holds pytest's assertion, so it shows what was expected and what came
+    back; a hidden check's report already holds no more than its inputs allow.
+    """
+    if report["status"] == "error":
+        return  # nothing ran, and every check says the same thing: the report's message says it once
+    sandbox = report["environment"].get("sandbox") or {}
+    advised = False
+    groups = (("public", "Failed public checks"),
+              ("hidden", "Failed hidden checks (their inputs stay secret)"))
+    for visibility, title in groups:
+        failed = [t for t in report["tests"] if t["visibility"] == visibility and t["outcome"] != "passed"]
+        if not failed:
+            continue
+        console.print()
+        console.print(Text(title, style="bold"))
+        for test in failed:
+            advise = test["outcome"] == "timeout" and not advised
+            advised = advised or advise
+            _print_failure(console, test, sandbox, advise)
+
+
+def print_report(console: Console, report: dict, where: list[str], withheld: dict | None = None) -> None:
+    """One exercise's result: the check table, the failures grouped after it, the score, the report's place."""
+    exercise = report["exercise"]
+    print_wrapped(console, Text.assemble((f"{exercise['id']} {exercise['title']}", "bold"), "  ",
+                                         (f"({report['submission']['path']})", "dim")))
+    if report["tests"]:
+        console.print(_check_table(report["tests"]))
+    print_failures(console, report)
+    if report["message"]:
+        console.print()
+        prefix = "Nothing could be graded: " if report["status"] == "error" else ""
+        print_wrapped(console, Text(prefix + report["message"], style="bold red"))
+    console.print()
+    colour = STATUS_COLOURS[report["status"]]
+    console.print(Text.assemble((f"Score {report['score']:g}/{report['max_score']:g} ({report['status']})",
+                                 f"bold {colour}"), "  ", (f"seed {report['seed']}", "dim")))
+    if withheld:
+        console.print(Text(f"These were the public checks. When your work is marked, {withheld['checks']} "
+                           f"hidden checks worth {withheld['points']:g} points also run.", style="dim"))
+    for path in where:
+        console.print(Text(f"Report written to {path}", style="dim"))
+
+
+def print_overview(console: Console, summary: dict, where: list[str]) -> None:
+    """One line per exercise with its score and status, then the total, for `grade --all`."""
+    for report in summary["exercises"]:
+        exercise = report["exercise"]
+        console.print(Text.assemble(f"  {exercise['id']} {exercise['title']}  "
+                                    f"{report['score']:g}/{report['max_score']:g}  ",
+                                    (report["status"], STATUS_COLOURS[report["status"]])))
+        if report["message"]:
+            print_wrapped(console, Text(report["message"], style="dim"), INDENT)
+    colour = STATUS_COLOURS[summary["status"]]
+    console.print(Text(f"Total {summary['score']:g}/{summary['max_score']:g} ({summary['status']})",
+                       style=f"bold {colour}"))
+    for path in where:
+        console.print(Text(f"Report written to {path}", style="dim"))
+
+
+@dataclass(frozen=True)
+class ExerciseProgress:
+    """One exercise's line in `grade`: its last result, read from reports/exNN.json."""
+
+    exercise: Exercise
+    status: str
+    """"not started", "partial" or "done"."""
+    score: float | None
+    max_score: float | None
+    problem: str | None
+    """Why the last report could not be read, if it could not."""
+
+    @property
+    def fraction(self) -> float:
+        """How much of the exercise is done, from 0 to 1."""
+        if self.status == "done":
+            return 1.0
+        if not self.max_score:
+            return 0.0
+        return min(max(self.score / self.max_score, 0.0), 1.0)
+
+
+def _number(value) -> bool:
+    return type(value) in (int, float)
+
+
+def read_progress(kit: Kit, exercise: Exercise) -> ExerciseProgress:
+    """The exercise's last result; a missing report means not started, a damaged one is said so."""
+    path = kit.progress_path(exercise)
+    if not path.exists():
+        return ExerciseProgress(exercise, "not started", None, None, None)
+    try:
+        last = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        return ExerciseProgress(exercise, "not started", None, None, f"cannot be read ({exc.strerror or exc})")
+    except UnicodeDecodeError:
+        return ExerciseProgress(exercise, "not started", None, None, "cannot be read (it is not UTF-8 text)")
+    except ValueError:
+        return ExerciseProgress(exercise, "not started", None, None, "is not valid JSON")
+    ok = (isinstance(last, dict) and _number(last.get("score")) and _number(last.get("max_score"))
+          and last.get("status") in STATUS_COLOURS
+          and isinstance(last.get("exercise"), dict) and last["exercise"].get("id") == exercise.id)
+    if not ok:
+        return ExerciseProgress(exercise, "not started", None, None, "is not a report of this exercise")
+    status = "done" if last["status"] == "pass" else "partial"
+    return ExerciseProgress(exercise, status, float(last["score"]), float(last["max_score"]), None)
+
+
+def _bar(fraction: float) -> Text:
+    """A bar that still reads without colour: full blocks done, light shade to go."""
+    filled = round(fraction * PROGRESS_BAR_WIDTH)
+    return Text.assemble(("█" * filled, "green"), ("░" * (PROGRESS_BAR_WIDTH - filled), "dim"))
+
+
+def print_progress(console: Console, kit: Kit, rows: list[ExerciseProgress]) -> None:
+    """Every exercise with its title, last score and status, the overall progress and what to do next."""
+    if not rows:
+        console.print("This kit has no exercises yet.")
+        return
+    table = Table(box=None, padding=(0, 1), header_style="bold", pad_edge=False)
+    table.add_column("", no_wrap=True)
+    table.add_column("exercise", no_wrap=True)
+    table.add_column("title", overflow="fold", ratio=1)
+    table.add_column("last score", justify="right", no_wrap=True)
+    table.add_column("status", no_wrap=True)
+    for row in rows:
+        symbol, colour = PROGRESS_MARKS[row.status]
+        score = "-" if row.score is None else f"{row.score:g}/{row.max_score:g}"
+        table.add_row(Text(symbol, style=colour), Text(row.exercise.name), Text(row.exercise.title), Text(score),
+                      Text(row.status, style=colour))
+    console.print(table)
+    for row in rows:
+        if row.problem:
+            path = kit.progress_path(row.exercise).relative_to(kit.root).as_posix()
+            print_wrapped(console, Text(f"! {path} {row.problem}, so {row.exercise.id} shows as not started; "
+                                        f"grade {row.exercise.id} writes it again.", style="yellow"))
+    done = sum(row.status == "done" for row in rows)
+    # Each exercise counts equally: not-started ones have no known point total to add up.
+    percent = int(100 * sum(row.fraction for row in rows) / len(rows))
+    console.print()
+    console.print(Text.assemble(("Progress: ", "bold"), f"{done}/{len(rows)} done, {percent}%  ",
+                                _bar(percent / 100)))
+    following = next((row for row in rows if row.status != "done"), None)
+    if following is None:
+        console.print(Text(f"All {len(rows)} exercises done.", style="bold green"))
+        return
+    exercise = following.exercise
+    so_far = f" ({following.score:g}/{following.max_score:g} so far)" if following.status == "partial" else ""
+    print_wrapped(console, Text.assemble(
+        ("Next: ", "bold"), f"{exercise.id} {exercise.title}{so_far}. Edit ",
+        (exercise.stub_path.relative_to(kit.root).as_posix(), "bold"), ", then run ",
+        (f"grade {exercise.id}", "bold"), f" (or grade {exercise.id} --watch)."))
+    console.print(Text(f"Stuck? grade hint {exercise.id} shows one hint more each time.", style="dim"))
+
+
+def print_hints(console: Console, exercise: Exercise, shown: int) -> None:
+    """The hints seen so far, and how to get the next one."""
+    for number, hint in enumerate(exercise.hints[:shown], start=1):
+        console.print(Text.assemble((f"Hint {number} of {len(exercise.hints)}", "bold"), f" ({exercise.id}): {hint}"))
+    if shown == len(exercise.hints):
+        console.print(Text("That is the last hint.", style="dim"))
+    else:
+        console.print(Text(f"Run grade hint {exercise.id} again for the next one.", style="dim"))
+
+
+def print_soundness(console: Console, name: str, facts: list[str], problems: list[str]) -> None:
+    """`grade check`'s line for one exercise: what held, or every problem found."""
+    if not problems:
+        console.print(Text.assemble((f"✓ {name}", "green"), f": {', '.join(facts)}"))
+        return
+    console.print(Text.assemble((f"✗ {name}", "red"), f": {len(problems)} problem(s)"))
+    for problem in problems:
+        print_wrapped(console, Text(problem), 4)
+
+
+def batch_progress(console: Console):
+    """The progress bar of `grade batch`; it disappears when done."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+
+    return Progress("[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+               console=console, transient=True)
+
+
+def print_batch_summary(console: Console, stats: dict, exercise_count: int, reused: int, gradebook: Path) -> None:
+    """How many were graded, where the gradebook is, and how the totals spread."""
+    console.print(Text(f"Graded {stats['students']} students on {exercise_count} exercise(s)"
+                       f" ({reused} unchanged and not regraded). Gradebook: {gradebook}"))
+    if stats["students"]:
+        console.print(Text(f"  totals out of {stats['possible']:g}: mean {stats['mean']:.1f}, median "
+                           f"{stats['median']:g}, lowest {stats['lowest']:g}, highest {stats['highest']:g}; "
+                           f"{stats['full_marks']} with full marks, {stats['errors']} with a submission "
+                           "that did not run"))
