@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import json
 import shutil
 import stat
@@ -85,6 +86,24 @@ def withheld_checks(exercise: Exercise) -> dict | None:
         return None
 
 
+def public_check_modules(exercise: Exercise) -> list[Path]:
+    """The check folder's own modules that the public checks import, directly or not: they ship with them."""
+    # Only what the public checks import ships, so a helper of the hidden checks never reaches a handout.
+    found: list[Path] = []
+    pending = [exercise.checks_dir / PUBLIC_CHECKS]
+    while pending:
+        tree = ast.parse(pending.pop().read_text(encoding="utf-8"))
+        names = {alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names}
+        names |= {node.module for node in ast.walk(tree)
+                  if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module}
+        for name in sorted(names):
+            path = exercise.checks_dir / f"{name.split('.')[0]}.py"
+            if path.is_file() and path.name != PUBLIC_CHECKS and path not in found:
+                found.append(path)
+                pending.append(path)
+    return found
+
+
 def _copy_package(target: Path) -> None:
     source = Path(grader.__file__).parent
     shutil.copytree(source, target, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
@@ -111,7 +130,7 @@ def export_handout(kit: Kit, target: Path) -> list[str]:
         folder = target / "exercises" / exercise.name
         (folder / "checks").mkdir(parents=True)
         for source in (exercise.path / "exercise.toml", exercise.path / "README.md", exercise.stub_path,
-                       exercise.checks_dir / PUBLIC_CHECKS):
+                       exercise.checks_dir / PUBLIC_CHECKS, *public_check_modules(exercise)):
             if not source.is_file():
                 raise KitError(f"{source}: missing, so the handout cannot be made (run grade check {exercise.id})")
             shutil.copyfile(source, folder / source.relative_to(exercise.path))

@@ -13,12 +13,14 @@ import json
 import math
 import os
 import random
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
+from grader import worker as wire
 from grader.scoring import cap
-from grader.sandbox import ImportFailed, Sandbox, SandboxSettings, StudentFailure, become_subreaper
+from grader.sandbox import ImportFailed, Sandbox, SandboxError, SandboxSettings, StudentFailure, become_subreaper
 
 MARKERS = {
     "points(n)": "the check is worth n points (default 1); each parametrized case is one check",
@@ -74,6 +76,70 @@ def _positive(value) -> bool:
     return type(value) in (int, float) and value > 0
 
 
+class TracingUnavailable(Exception):
+    """What the student's code read could not be traced reliably; the message says why, for feedback."""
+
+
+# Why a traced call can go differently from a plain one, said where that is the likely cause.
+_TRACED_LISTS_HINT = ("this happens, for example, when code tests type(x) is list rather than "
+                      "isinstance(x, list)")
+
+
+@dataclass(frozen=True)
+class TraceRead:
+    """One element that the student's code fetched from a traced argument's nested lists."""
+
+    path: tuple[int, ...]
+    """Where the element sits in the argument: (1, 2) is arg[1][2]."""
+    function: str
+    """The student's function (or comprehension) that fetched it, "?" if none of the student's code did."""
+    line: int
+    """The first line of that function, which tells apart functions of the same name."""
+    how: str
+    """How it was fetched: "loop" (by a for loop), "index" (as arg[i]) or "bulk" (list(), sorted() and the like)."""
+    container: int
+    """Which list, or slice of one, it came from: a number into Trace.sizes."""
+    index: int
+    """Its position in that list or slice."""
+
+
+@dataclass(frozen=True)
+class Trace:
+    """A traced call: what it returned and, in order, every element its code fetched."""
+
+    value: object
+    reads: tuple[TraceRead, ...]
+    sizes: tuple[int, ...]
+    """The length of each list (and slice of one) the reads came from."""
+
+
+def _parse_trace(raw) -> tuple[tuple[TraceRead, ...], tuple[int, ...]]:
+    """The worker's trace as TraceReads; anything malformed (student code can touch it) is unavailable."""
+    malformed = TracingUnavailable("the trace came back malformed")
+    if type(raw) is not dict:
+        raise malformed
+    if raw.get("mutated") is True:
+        raise TracingUnavailable("your code changed the lists it was given, so what it read cannot be matched "
+                                 "to places in them")
+    if raw.get("truncated") is True:
+        raise TracingUnavailable(f"your code read more than {wire.MAX_TRACE_READS:,} elements")
+    sites, sizes, reads = raw.get("sites"), raw.get("sizes"), raw.get("reads")
+    if not (type(sites) is list and type(sizes) is list and type(reads) is list
+            and all(type(size) is int and size >= 0 for size in sizes)
+            and all(type(site) is list and len(site) == 3 and type(site[0]) is str and type(site[1]) is int
+                    and site[2] in ("loop", "index", "bulk") for site in sites)):
+        raise malformed
+    parsed = []
+    for read in reads:
+        if not (type(read) is tuple and len(read) == 4 and type(read[0]) is tuple
+                and all(type(step) is int for step in read[0]) and all(type(n) is int for n in read[1:])
+                and 0 <= read[1] < len(sites) and 0 <= read[2] < len(sizes) and 0 <= read[3] < sizes[read[2]]):
+            raise malformed
+        function, line, how = sites[read[1]]
+        parsed.append(TraceRead(read[0], function, line, how, read[2], read[3]))
+    return tuple(parsed), tuple(sizes)
+
+
 class StudentProxy:
     """The `student` fixture: `student.name(*args)` runs `name` in the sandbox and returns a plain value."""
 
@@ -91,6 +157,29 @@ class StudentProxy:
         """Call `name` and also return the arguments as they were after the call: (value, args, kwargs)."""
         reply = self._call(name, True, *args, **kwargs)
         return reply.value, tuple(reply.args), reply.kwargs
+
+    def traced(self, name: str, *args, trace_arg: int = 0, **kwargs) -> Trace:
+        """Call `name` with the lists in args[trace_arg] recording what its code fetches, for feedback only."""
+        # The calls run in a throwaway worker and their output is not kept, so tracing never changes
+        # a check's outcome or any later check. A failed call, or one that answers differently on
+        # the traced lists than on plain ones, raises TracingUnavailable with the reason.
+        try:
+            traced, plain = self._sandbox.trace(name, args, kwargs, timeout=self._timeout, trace=[trace_arg])
+        except StudentFailure as exc:
+            raise TracingUnavailable(f"the traced call failed: {exc.message}") from None
+        except SandboxError as exc:
+            raise TracingUnavailable(f"no sandbox could be started for the traced call: {exc}") from None
+        except Exception as exc:
+            info = getattr(exc, "student_error", None)
+            if info is None:  # not the student's exception: a fault in the kit, which must show
+                raise
+            raise TracingUnavailable(f"your code raised {info.builtin} when the lists it was given were traced; "
+                                     f"{_TRACED_LISTS_HINT}") from None
+        if wire.dumps(traced.value) != wire.dumps(plain.value):
+            raise TracingUnavailable("your code gave a different answer when the lists it was given were traced; "
+                                     f"{_TRACED_LISTS_HINT}")
+        reads, sizes = _parse_trace(traced.trace)
+        return Trace(traced.value, reads, sizes)
 
     def _call(self, name: str, observe: bool, *args, **kwargs):
         try:
@@ -113,6 +202,28 @@ def student(request) -> StudentProxy:
     return StudentProxy(grading.sandbox(), float(timeout), grading.outputs.setdefault(request.node.nodeid, []))
 
 
+class Feedback:
+    """The `feedback` fixture: text a check adds to its own failure message, such as a picture of the input."""
+
+    # Only a failed public check shows it; a hidden check never does, since the text may show its input.
+
+    def __init__(self, notes: list[str]):
+        self._notes = notes
+
+    def add(self, text: str) -> None:
+        """Show `text` after this check's failure message (and hint), if the check is public and fails."""
+        if type(text) is not str:
+            raise TypeError(f"feedback.add takes a str, not {type(text).__name__}")
+        self._notes.append(text)
+
+
+@pytest.fixture
+def feedback(request) -> Feedback:
+    """Extra text for this check's failure message; shown only by public checks."""
+    grading = request.config.stash[GRADING]
+    return Feedback(grading.notes.setdefault(request.node.nodeid, []))
+
+
 @pytest.fixture
 def rng(request) -> random.Random:
     """A random.Random seeded from the run's seed and this check, so every run can be repeated."""
@@ -128,6 +239,7 @@ class GradingSession:
         self.run_dir = Path(settings["run_dir"])
         self.checks: dict[str, dict] = {}
         self.outputs: dict[str, list[str]] = {}
+        self.notes: dict[str, list[str]] = {}
         self.failures: dict[str, dict] = {}
         self.collection_errors: list[str] = []
         self._sandbox: Sandbox | None = None
@@ -234,16 +346,17 @@ class GradingSession:
         if check is None:
             return
         if call.excinfo is not None and item.nodeid not in self.failures:
-            self.failures[item.nodeid] = self._describe_failure(check, call)
+            self.failures[item.nodeid] = self._describe_failure(check, call, self.notes.get(item.nodeid, []))
         if call.when == "teardown":
             feedback = self.failures.get(item.nodeid, {"outcome": "passed", "message": None})
             outputs = "".join(self.outputs.pop(item.nodeid, []))
+            self.notes.pop(item.nodeid, None)
             # A hidden check never shows the student's output: it can echo a hidden input.
             feedback["output"] = cap(outputs) if check["visibility"] == "public" and outputs else None
             report.user_properties.append(("minimax_kit", feedback))
 
-    def _describe_failure(self, check: dict, call) -> dict:
-        """Classify a failed stage and write the message the student may see."""
+    def _describe_failure(self, check: dict, call, notes: list[str]) -> dict:
+        """Classify a failed stage and write the message the student may see, with the check's notes if public."""
         exc = call.excinfo.value
         public = check["visibility"] == "public"
         hint = check["hint"]
@@ -270,4 +383,7 @@ class GradingSession:
             message = "\n".join(part for part in (message, hint and f"Hint: {hint}") if part) or "this hidden check failed"
         elif hint:
             message = f"{message}\nHint: {hint}"
+        if public and notes:
+            # The hint stays next to the failure; notes (a picture, say) are longer, so they come last.
+            message = "\n\n".join([message or "this check failed", *notes])
         return {"outcome": outcome, "message": cap(message)}

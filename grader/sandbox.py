@@ -917,12 +917,10 @@ class Sandbox:
         raise WorkerCrashed(f"the worker sent an unknown reply kind {kind!r} during {name}")
 
     def trace(self, name: str, args: tuple, kwargs: dict, *, timeout: float, trace: list[int]) -> tuple[Reply, Reply]:
-        """Call `name` twice in a fresh worker of its own, traced and then plainly; return both replies.
-
-        A diagnostic for feedback only. The throwaway worker keeps this run's worker, and the state
-        the student's module built up in it, exactly as the checks left it, so tracing cannot change
-        any later check's result; a timeout or crash here ends only the throwaway worker.
-        """
+        """Call `name` twice in a fresh worker of its own, traced and then plainly; return both replies."""
+        # A diagnostic for feedback only. A throwaway worker leaves this run's worker, and the state
+        # the student's module built up in it, exactly as the checks left it, so tracing cannot change
+        # any later check's result; a timeout or crash here ends only the throwaway worker.
         probe = Sandbox(self.settings)
         try:
             traced = probe.call(name, args, kwargs, timeout=timeout, trace=trace)

@@ -426,7 +426,7 @@ class _Recorder:
 class _TracedList(list):
     """A list that tells its recorder which of its elements student code fetches."""
 
-    __slots__ = ("_paths", "_recorder", "_container", "_is_view")
+    __slots__ = ("_container", "_is_view", "_paths", "_recorder")
 
     def __iter__(self):
         index = 0
@@ -447,12 +447,15 @@ class _TracedList(list):
     def __getitem__(self, key):
         item = list.__getitem__(self, key)
         if type(key) is slice:
+            if self._paths is None:  # a changed view is traced no more, and neither are its slices
+                return item
             # A slice is a view whose fetches still name the original elements.
             return _traced_list(item, self._paths[key], self._recorder, is_view=True)
         self._recorder.fetched(self, key, sys._getframe(1), False)
         return item
 
     def copy(self):
+        """A view of every element, like self[:]."""
         return self[:]
 
 
@@ -460,12 +463,12 @@ def _mutator(name):
     """A changing list method: after a change, positions in the list no longer name tree elements."""
     base = getattr(list, name)
 
-    def method(self, *args):
+    def method(self, *args, **kwargs):
         if self._is_view:
             self._paths = None  # a changed copy of some children: its fetches are no longer traced
         else:
             self._recorder.mutated = True
-        return base(self, *args)
+        return base(self, *args, **kwargs)
 
     method.__name__ = name
     return method

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from grader.export import public_check_modules
 from tests.conftest import REPO, run_grade
 
 
@@ -55,9 +56,10 @@ def test_the_handout_has_no_hidden_checks_and_no_solutions(repo_kit, tmp_path):
     shipped = set().union(*(_distinctive_lines(path) for path in (REPO / "grader").glob("*.py")))
     secrets = set()
     for exercise in repo_kit.exercises():
-        shipped |= _distinctive_lines(exercise.checks_dir / "test_public.py") | _distinctive_lines(exercise.stub_path)
+        public = [exercise.checks_dir / "test_public.py", *public_check_modules(exercise)]
+        shipped |= _distinctive_lines(exercise.stub_path).union(*map(_distinctive_lines, public))
         for path in exercise.checks_dir.glob("*.py"):
-            if path.name != "test_public.py":
+            if path not in public:
                 secrets |= _distinctive_lines(path)
         for path in exercise.solution_dir(REPO).rglob("*.py"):
             secrets |= _distinctive_lines(path)

@@ -1,6 +1,10 @@
-"""Public checks for ex04: exactly the examples in the README."""
+"""Public checks for ex04: exactly the examples in the README.
+
+A failed check on a tree also shows a picture of alpha-beta on that tree (tree_picture.py).
+"""
 
 import pytest
+from tree_picture import counts_picture, values_picture
 
 WORKED_TREE = [[3, 5, 2], [9, 1, 0], [7, 4, 8]]
 
@@ -15,23 +19,32 @@ def report(value, visited, pruned, total):
     "Walk through the README's worked example by hand: only the 0 in the middle branch is "
     "skipped."
 )
-def test_worked_example(student):
+def test_worked_example(student, feedback):
     """worked example [[3,5,2],[9,1,0],[7,4,8]]"""
-    got = student.best_counter_bid([[3, 5, 2], [9, 1, 0], [7, 4, 8]])
+    tree = [[3, 5, 2], [9, 1, 0], [7, 4, 8]]
+    got = student.best_counter_bid(tree)
+    if got != report(4, 8, 1, 9):
+        feedback.add(counts_picture(student, tree))
     assert got == report(4, 8, 1, 9)
 
 
 @pytest.mark.hint("The same leaves in another order give the same value but less work.")
-def test_worked_example_reordered(student):
+def test_worked_example_reordered(student, feedback):
     """the strongest branch first: [[7,4,8],[9,1,0],[3,5,2]]"""
-    got = student.best_counter_bid([[7, 4, 8], [9, 1, 0], [3, 5, 2]])
+    tree = [[7, 4, 8], [9, 1, 0], [3, 5, 2]]
+    got = student.best_counter_bid(tree)
+    if got != report(4, 6, 3, 9):
+        feedback.add(counts_picture(student, tree))
     assert got == report(4, 6, 3, 9)
 
 
 @pytest.mark.hint("The search stops when alpha >= beta, so it also stops when they are equal.")
-def test_equal_values_cut_off(student):
+def test_equal_values_cut_off(student, feedback):
     """a tie is enough for a cutoff: [[3,5],[3,1]]"""
-    got = student.best_counter_bid([[3, 5], [3, 1]])
+    tree = [[3, 5], [3, 1]]
+    got = student.best_counter_bid(tree)
+    if got != report(3, 3, 1, 4):
+        feedback.add(counts_picture(student, tree))
     assert got == report(3, 3, 1, 4)
 
 
@@ -39,10 +52,16 @@ def test_equal_values_cut_off(student):
     "minimax_with_pruning returns just the value, for whichever player the flag says is at the "
     "root."
 )
-def test_minimax_with_pruning_value(student):
+def test_minimax_with_pruning_value(student, feedback):
     """minimax_with_pruning on the worked example, either player at the root"""
-    assert student.minimax_with_pruning(WORKED_TREE, True) == 4
-    assert student.minimax_with_pruning(WORKED_TREE, False) == 5
+    got = student.minimax_with_pruning(WORKED_TREE, True)
+    if got != 4:
+        feedback.add(values_picture(WORKED_TREE, maximizing=True))
+    assert got == 4
+    got = student.minimax_with_pruning(WORKED_TREE, False)
+    if got != 5:
+        feedback.add(values_picture(WORKED_TREE, maximizing=False))
+    assert got == 5
 
 
 @pytest.mark.hint(
