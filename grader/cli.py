@@ -13,14 +13,12 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from rich.console import Console
-from rich.text import Text
-
-from grader import display
 from grader.catalog import Exercise, Kit, KitError, load_exercise
 from grader.formats import FORMATS, render
 
 if TYPE_CHECKING:
+    from rich.console import Console
+
     from grader.runner import Submission
 
 EXIT_PASS, EXIT_LOST_POINTS, EXIT_USAGE = 0, 1, 2
@@ -31,6 +29,28 @@ class _Parser(argparse.ArgumentParser):
 
     def error(self, message):
         raise KitError(message)
+
+
+class Terminal:
+    """The rich Console, made on first use: a grade starts its checks before rich is even loaded."""
+
+    def __init__(self):
+        self._console: Console | None = None
+
+    def __call__(self) -> Console:
+        if self._console is None:
+            from rich.console import Console
+
+            self._console = Console(highlight=False)
+        return self._console
+
+
+def _load_display_meanwhile() -> None:
+    """Import the display (and rich) in a thread, while the main thread waits for the checks."""
+    import importlib
+    import threading
+
+    threading.Thread(target=importlib.import_module, args=("grader.display",), daemon=True).start()
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -115,6 +135,8 @@ def build_hint_parser() -> argparse.ArgumentParser:
 
 def run_hint(argv: list[str], console: Console) -> int:
     """Show the hints seen so far plus the next one, and remember how far the student got."""
+    from grader import display
+
     args = build_hint_parser().parse_args(argv)
     kit = Kit.find(Path.cwd(), args.kit)
     exercise = kit.resolve(args.exercise)
@@ -158,6 +180,8 @@ def build_check_parser() -> argparse.ArgumentParser:
 
 def run_check(argv: list[str], console: Console) -> int:
     """One line per exercise: what held, or every problem found; exit 1 if any exercise is unsound."""
+    from grader import display
+
     from grader.validation import check_exercise
 
     args = build_check_parser().parse_args(argv)
@@ -181,6 +205,8 @@ def run_check(argv: list[str], console: Console) -> int:
 
 def run_new(argv: list[str], console: Console) -> int:
     """`grade new ex10 slug "Title"`: scaffold an exercise that passes `grade check` at once."""
+    from rich.text import Text
+
     from grader.scaffold import scaffold
 
     parser = _Parser(prog="grade new", description="Scaffold a new exercise and its solution folders.")
@@ -199,6 +225,8 @@ def run_new(argv: list[str], console: Console) -> int:
 
 def run_export(argv: list[str], console: Console) -> int:
     """`grade export DIR` (student handout) or `grade export --gradescope FILE.zip` (autograder bundle)."""
+    from rich.text import Text
+
     from grader.export import export_gradescope, export_handout
 
     parser = _Parser(prog="grade export", description="Export the student handout or a Gradescope bundle.")
@@ -225,6 +253,8 @@ def run_export(argv: list[str], console: Console) -> int:
 
 def run_batch_command(argv: list[str], console: Console) -> int:
     """`grade batch DIR --exercise exNN|--all --jobs N --out OUT`: grade a class into reports and grades.csv."""
+    from grader import display
+
     from grader.batch import distribution, find_students, run_batch, write_gradebook
 
     parser = _Parser(prog="grade batch", description="Grade a class: one subfolder, .py or .zip per student.")
@@ -292,7 +322,7 @@ def _grade_one(args, kit: Kit, exercise: Exercise) -> tuple[dict, list[str]]:
     return report, where
 
 
-def _deliver(args, console: Console, document: dict, where: list[str], exercises: list[Exercise]) -> None:
+def _deliver(args, terminal: Terminal, document: dict, where: list[str], exercises: list[Exercise]) -> None:
     """Write the report where --output says, and show the result unless the report goes to stdout."""
     if args.output == "-":
         sys.stdout.write(render(document, args.format))
@@ -300,35 +330,39 @@ def _deliver(args, console: Console, document: dict, where: list[str], exercises
     if args.output:
         _write(Path(args.output), render(document, args.format))
         where = [*where, args.output]
+    from grader import display
+
     if args.all:
-        display.print_overview(console, document, where)
+        display.print_overview(terminal(), document, where)
         return
     from grader.export import withheld_checks
 
-    display.print_report(console, document, where, withheld_checks(exercises[0]))
+    display.print_report(terminal(), document, where, withheld_checks(exercises[0]))
 
 
-def run_watch(args, kit: Kit, exercise: Exercise, console: Console) -> int:
+def run_watch(args, kit: Kit, exercise: Exercise, terminal: Terminal) -> int:
     """Grade the student's file now and on every save until Ctrl-C, which exits 0."""
+    from rich.text import Text
+
     from grader.sandbox import SandboxError
     from grader.watch import watch_and_grade
 
     def grade_once() -> None:
         try:
             report, where = _grade_one(args, kit, exercise)
-            _deliver(args, console, report, where, [exercise])
+            _deliver(args, terminal, report, where, [exercise])
         except (KitError, SandboxError) as exc:
             # Said, not fatal: the file may be half-saved, and the next save is graded as usual.
-            console.print(Text(f"grade: {exc}", style="red"))
+            terminal().print(Text(f"grade: {exc}", style="red"))
 
-    watch_and_grade(console, exercise.stub_path, _shown(exercise.stub_path, kit), grade_once)
+    watch_and_grade(terminal(), exercise.stub_path, _shown(exercise.stub_path, kit), grade_once)
     return EXIT_PASS
 
 
-def run(argv: list[str], console: Console) -> int:
+def run(argv: list[str], terminal: Terminal) -> int:
     """Everything `grade` does, returning the exit code; KitError escapes as a usage error."""
     if argv and argv[0] in SUBCOMMANDS:
-        return SUBCOMMANDS[argv[0]](argv[1:], console)
+        return SUBCOMMANDS[argv[0]](argv[1:], terminal())
     args = build_parser().parse_args(argv)
     _refuse_bad_watch(args)
     kit = Kit.find(Path.cwd(), args.kit)
@@ -341,12 +375,16 @@ def run(argv: list[str], console: Console) -> int:
             raise KitError(f"--submission {args.submission}: with --all, give a folder or a .zip holding every module")
         exercises = kit.exercises()
     elif args.exercise is None:
-        display.print_progress(console, kit, [display.read_progress(kit, exercise) for exercise in kit.exercises()])
+        from grader import display
+
+        display.print_progress(terminal(), kit, [display.read_progress(kit, exercise) for exercise in kit.exercises()])
         return EXIT_PASS
     else:
         exercises = [kit.resolve(args.exercise)]
     if args.watch:
-        return run_watch(args, kit, exercises[0], console)
+        return run_watch(args, kit, exercises[0], terminal)
+    if args.output != "-":
+        _load_display_meanwhile()
     reports, where = [], []
     for exercise in exercises:
         report, written = _grade_one(args, kit, exercise)
@@ -358,7 +396,7 @@ def run(argv: list[str], console: Console) -> int:
         document = summarize(reports)
     else:
         document = reports[0]
-    _deliver(args, console, document, where, exercises)
+    _deliver(args, terminal, document, where, exercises)
     if document["status"] == "pass" or args.exit_zero:
         return EXIT_PASS
     return EXIT_LOST_POINTS
@@ -379,9 +417,8 @@ def main(argv: list[str] | None = None) -> int:
     if os.name == "nt":
         print("grade: Windows is not supported yet; use Linux, macOS or WSL", file=sys.stderr)
         return EXIT_USAGE
-    console = Console(highlight=False)
     try:
-        return run(sys.argv[1:] if argv is None else argv, console)
+        return run(sys.argv[1:] if argv is None else argv, Terminal())
     except _one_line_errors() as exc:  # evaluated when an error arrives, after any import of the sandbox
         print(f"grade: {exc}", file=sys.stderr)
         return EXIT_USAGE

@@ -20,7 +20,8 @@ import pytest
 
 from grader import worker as wire
 from grader.scoring import cap
-from grader.sandbox import ImportFailed, Sandbox, SandboxError, SandboxSettings, StudentFailure, become_subreaper
+from grader.sandbox import (CpuLease, ImportFailed, Sandbox, SandboxError, SandboxSettings, StudentFailure,
+                            become_subreaper)
 
 MARKERS = {
     "points(n)": "the check is worth n points (default 1); each parametrized case is one check",
@@ -243,6 +244,7 @@ class GradingSession:
         self.failures: dict[str, dict] = {}
         self.collection_errors: list[str] = []
         self._sandbox: Sandbox | None = None
+        self.cpu_lease: CpuLease | None = None
 
     # -- collection: the list of checks is written before anything runs, so scoring fails closed.
 
@@ -285,19 +287,30 @@ class GradingSession:
         collected = {"checks": list(self.checks.values()), "errors": self.collection_errors}
         (self.run_dir / "collected.json").write_text(json.dumps(collected), encoding="utf-8")
 
+    def pytest_sessionstart(self, session):
+        """Start the worker's interpreter now, so it boots while pytest collects the checks."""
+        if session.config.option.collectonly:
+            return
+        if os.geteuid() != 0:  # before any worker starts, so that its orphans come to this process
+            become_subreaper()
+        # Also before any worker starts: workers keep to the CPU this process claims.
+        self.cpu_lease = CpuLease()
+        if not self.settings.get("submission_error"):
+            self.sandbox().boot()
+
     def pytest_collection_finish(self, session):
         """Start the sandbox and import the module once, before the first check."""
         if session.config.option.collectonly:
             return
-        if os.geteuid() != 0:
-            become_subreaper()
         info: dict = {}
         if self.settings.get("submission_error"):
             info["import_error"] = self.settings["submission_error"]
         else:
             sandbox = self.sandbox()
+            # A backstop only: every check's budget, plus slack, of CPU for one worker.
+            cpu_seconds = math.ceil(sum(c["budget_s"] for c in self.checks.values()) + self.settings["cpu_slack"])
             try:
-                sandbox.start()
+                sandbox.start(cpu_seconds)
             except ImportFailed as exc:
                 info["import_error"] = exc.message
             else:
@@ -322,8 +335,8 @@ class GradingSession:
                     functions=tuple(self.settings["functions"]),
                     source_dir=Path(self.settings["source_dir"]),
                     memory_mb=int(self.settings["memory_mb"]),
-                    # A backstop only: every check's budget, plus slack, of CPU for one worker.
-                    cpu_seconds=math.ceil(sum(c["budget_s"] for c in self.checks.values()) + self.settings["cpu_slack"]),
+                    # Replaced by the checks' own backstop once they are collected (start()).
+                    cpu_seconds=int(self.settings["cpu_slack"]),
                     hash_seed=int(self.settings["seed"]) % 2**32,
                 )
             )

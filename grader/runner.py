@@ -167,7 +167,9 @@ def _pytest_command(run_dir: Path, exercise: Exercise, check_files: list[Path]) 
         sys.executable, "-P", "-m", "pytest",
         # Plugins are loaded by name only, so nothing else installed can join the grading run.
         "-p", "pytest_timeout", "-p", "pytest_jsonreport.plugin", "-p", "grader.plugin",
-        "-p", "no:cacheprovider", "--strict-markers",
+        # No cache folder; and no unraisable-exception plugin, whose garbage collections at the end
+        # cost a grade tens of milliseconds and check nothing a check needs.
+        "-p", "no:cacheprovider", "-p", "no:unraisableexception", "--strict-markers",
         "--rootdir", str(run_dir / "pytest"), "-c", str(run_dir / "pytest" / "pytest.ini"),
         "--json-report", "--json-report-file", str(run_dir / "raw.json"),
         "--json-report-omit", "collectors", "log", "streams", "warnings",
@@ -262,7 +264,10 @@ def _run_checks(kit: Kit, exercise: Exercise, run_dir: Path, settings: dict, sta
     # pytest writes long "Full diff" explanations (difflib, slow on big values) when it sees CI or
     # BUILD_NUMBER set; a report must not depend on where it was graded, so they are left out.
     env = {name: value for name, value in os.environ.items() if name not in ("CI", "BUILD_NUMBER")}
-    env.update(PYTEST_DISABLE_PLUGIN_AUTOLOAD="1", PYTHONDONTWRITEBYTECODE="1",
+    # Bytecode may be cached: the grader's own modules then load from it, not compiled every grade
+    # (the checks are copied into the run folder, so theirs lands there and goes with it).
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    env.update(PYTEST_DISABLE_PLUGIN_AUTOLOAD="1",
                # pytest prints some differences in set order; the same seed must give the same report.
                PYTHONHASHSEED=str(int(settings["seed"]) % 2**32))
     command = _pytest_command(run_dir, exercise, check_files) + (["--collect-only"] if collect_only else [])

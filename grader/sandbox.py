@@ -331,6 +331,46 @@ class UidLease:
         os.close(self._fd)
 
 
+class CpuLease:
+    """One CPU this grading process and its workers keep to, claimed with a lock like a uid lease.
+
+    A call into the worker is a ping-pong between two processes; on one CPU each wake-up is cheap,
+    across two it costs more than the call (measured: 3,000 small calls in 0.19 s pinned, 0.40 s
+    not). Grades running side by side (grade batch --jobs 2) each claim a CPU of their own; when
+    every CPU is claimed, the process stays unpinned. Student code then shares the CPU with the
+    checks, which wait for it anyway, and cannot slow a neighbour's grade down.
+    """
+
+    def __init__(self):
+        self.cpu: int | None = None
+        self._fd: int | None = None
+        if not hasattr(os, "sched_setaffinity"):
+            return
+        folder = Path(tempfile.gettempdir()) / f"minimax-kit-cpus-{os.geteuid()}"
+        try:
+            folder.mkdir(mode=0o700, exist_ok=True)
+            if folder.stat().st_uid != os.geteuid():  # someone else's folder: no pinning, no harm
+                return
+            for cpu in sorted(os.sched_getaffinity(0)):
+                fd = os.open(folder / f"{cpu}.lock", os.O_RDWR | os.O_CREAT, 0o600)
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                except BlockingIOError:
+                    os.close(fd)
+                    continue
+                os.sched_setaffinity(0, {cpu})
+                self.cpu, self._fd = cpu, fd
+                return
+        except OSError:  # pinning is for speed only; a machine that refuses it grades unpinned
+            return
+
+    def release(self) -> None:
+        """Give the CPU back (the affinity stays as it is); a grading process simply exits instead."""
+        if self._fd is not None:
+            os.close(self._fd)
+            self.cpu = self._fd = None
+
+
 def kill_uid(uid: int) -> None:
     """Kill every process of `uid`, including ones that escaped with setsid, by becoming that uid."""
     pid = os.fork()
@@ -624,8 +664,7 @@ class SandboxWorker:
             self.cgroup = open_memory_cgroup(self.lease.uid, settings.memory_mb)
         request_r, self.request_w = os.pipe()
         self.reply_r, reply_w = os.pipe()
-        limits = {"as": settings.memory_mb * 2**20, "cpu": settings.cpu_seconds, "fsize": FILE_SIZE_LIMIT,
-                  "nofile": OPEN_FILES_LIMIT, "core": 0}
+        limits = {"as": settings.memory_mb * 2**20, "fsize": FILE_SIZE_LIMIT, "nofile": OPEN_FILES_LIMIT, "core": 0}
         if self.lease:
             # RLIMIT_NPROC counts every process of the uid; only a dedicated uid makes it per worker.
             limits["nproc"] = PROCESS_LIMIT
@@ -667,11 +706,14 @@ class SandboxWorker:
         # A forked child can hold the pipes open after the worker dies; the pidfd still says it died.
         with contextlib.suppress(AttributeError, OSError):
             self.pidfd = os.pidfd_open(self.process.pid)
-        # The worker imports no student code until this frame, so it is in its cgroup first. A worker
-        # already dead leaves a broken pipe here; the wait for its first message says why.
-        with contextlib.suppress(BrokenPipeError):
-            os.write(self.request_w, wire.dumps({"kind": "go"}))
         os.set_blocking(self.request_w, False)
+
+    def go(self, cpu_seconds: int) -> None:
+        """Let the worker import the student's module, under its CPU backstop; it waits for this frame."""
+        # The frame is small and the pipe empty, so the write is whole. A worker already dead leaves
+        # a broken pipe here; the wait for its first message says why.
+        with contextlib.suppress(BrokenPipeError):
+            os.write(self.request_w, wire.dumps({"kind": "go", "limits": {"cpu": cpu_seconds}}))
 
     @property
     def uid(self) -> int:
@@ -822,11 +864,34 @@ class Sandbox:
         self.line_count = _line_count(settings.source_dir / settings.module)
         self.uids_used: set[int] = set()
         self.memory_cgroup = False
+        self.cpu_seconds = settings.cpu_seconds
+        self._spare: SandboxWorker | None = None
 
-    def start(self) -> dict:
-        """Start the first worker and import the module; returns the worker's ready message."""
+    def boot(self) -> None:
+        """Start a worker process ahead of need, so its interpreter starts while the caller works.
+
+        It runs no student code until start() or a call lets it go.
+        """
+        if self._spare is None and self.import_error is None:
+            self._spare = self._spawn()
+
+    def start(self, cpu_seconds: int | None = None) -> dict:
+        """Start the first worker and import the module; returns the worker's ready message.
+
+        `cpu_seconds` replaces the settings' CPU backstop for this and every later worker.
+        """
+        if cpu_seconds is not None:
+            self.cpu_seconds = cpu_seconds
         self._ensure_worker()
         return self.ready
+
+    def _spawn(self) -> SandboxWorker:
+        settings = self.settings
+        if not self.drop_privileges and settings.drop_privileges:
+            settings = SandboxSettings(**{**settings.__dict__, "drop_privileges": False})
+        worker = SandboxWorker(settings, self.interpreter)
+        self.uids_used.add(worker.uid)
+        return worker
 
     def _ensure_worker(self) -> SandboxWorker:
         if self.import_error is not None:
@@ -835,12 +900,10 @@ class Sandbox:
             return self._worker
         module = self.settings.module
         settings = self.settings
-        if not self.drop_privileges and settings.drop_privileges:
-            settings = SandboxSettings(**{**settings.__dict__, "drop_privileges": False})
-        worker = SandboxWorker(settings, self.interpreter)
-        self.uids_used.add(worker.uid)
+        worker, self._spare = self._spare or self._spawn(), None
         self.uid = worker.uid
         self.memory_cgroup = worker.cgroup is not None
+        worker.go(self.cpu_seconds)
         try:
             hello = worker.exchange(None, settings.import_timeout, "the worker's start")
             ready = worker.exchange(None, settings.import_timeout, f"the import of {module}")
@@ -922,6 +985,7 @@ class Sandbox:
         # the student's module built up in it, exactly as the checks left it, so tracing cannot change
         # any later check's result; a timeout or crash here ends only the throwaway worker.
         probe = Sandbox(self.settings)
+        probe.cpu_seconds = self.cpu_seconds
         try:
             traced = probe.call(name, args, kwargs, timeout=timeout, trace=trace)
             plain = probe.call(name, args, kwargs, timeout=timeout)
@@ -945,7 +1009,8 @@ class Sandbox:
         }
 
     def close(self):
-        """Stop the current worker, if any."""
-        if self._worker is not None:
-            self._worker.close()
-            self._worker = None
+        """Stop the current worker and any started ahead."""
+        for worker in (self._worker, self._spare):
+            if worker is not None:
+                worker.close()
+        self._worker = self._spare = None

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import signal
 import stat
+import subprocess
 import sys
 import tempfile
 import textwrap
@@ -475,3 +477,25 @@ def test_a_worker_interpreter_of_another_python_version_is_a_kit_fault(tmp_path,
         box.close()
     finally:
         shutil.rmtree(place, ignore_errors=True)
+
+
+@pytest.mark.skipif(not hasattr(os, "sched_setaffinity"), reason="CPU affinity is a Linux feature")
+def test_cpu_leases_pin_side_by_side_grades_to_different_cpus():
+    # Grading processes side by side, each holding its lease until its stdin closes.
+    script = ("import os, sys\nfrom grader.sandbox import CpuLease\nlease = CpuLease()\n"
+              "print(lease.cpu, sorted(os.sched_getaffinity(0)), flush=True)\nsys.stdin.read()\n")
+    allowed = sorted(os.sched_getaffinity(0))
+    children = [subprocess.Popen([sys.executable, "-c", script], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                 text=True) for _ in range(len(allowed) + 1)]
+    try:
+        seen = [child.stdout.readline().split(" ", 1) for child in children]
+    finally:
+        for child in children:
+            child.stdin.close()
+            child.wait(timeout=30)
+    # One CPU each, pinned to it, until none is left: then a grade runs unpinned. (A grade running
+    # elsewhere on the machine may hold a CPU too, so which child gets which is not fixed.)
+    pinned = [int(cpu) for cpu, _ in seen if cpu != "None"]
+    assert pinned and len(set(pinned)) == len(pinned) and set(pinned) <= set(allowed)
+    assert all(json.loads(affinity) == ([int(cpu)] if cpu != "None" else allowed) for cpu, affinity in seen)
+    assert len(pinned) < len(seen)
