@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import subprocess
@@ -70,6 +71,77 @@ def test_the_handout_has_no_hidden_checks_and_no_solutions(repo_kit, tmp_path):
             leaked = _distinctive_lines(path) & secrets
             assert not leaked, f"{path.relative_to(handout)} holds hidden text: {sorted(leaked)[:3]}"
     assert (handout / ".github" / "workflows" / "grade.yml").read_text().count("grade --all") == 2
+
+
+# Calls that pick among values, as a search picks a move; an ordering comparison does the same.
+_CHOOSING_CALLS = {"max", "min", "sorted", "sort"}
+_ORDERINGS = (ast.Lt, ast.LtE, ast.Gt, ast.GtE)
+
+
+def _called_name(call: ast.Call) -> str | None:
+    return call.func.id if isinstance(call.func, ast.Name) else getattr(call.func, "attr", None)
+
+
+def _chooses(function: ast.AST) -> bool:
+    """Whether `function` compares values for order or calls max, min, sorted or sort."""
+    return any((isinstance(node, ast.Compare) and any(isinstance(op, _ORDERINGS) for op in node.ops))
+               or (isinstance(node, ast.Call) and _called_name(node) in _CHOOSING_CALLS)
+               for node in ast.walk(function))
+
+
+def _searches_in(source: str) -> list[str]:
+    """The recursive functions in `source` that choose between values, and its alpha-beta cutoff tests."""
+    module = ast.parse(source)
+    functions: dict = {}
+    for node in ast.walk(module):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            functions.setdefault(node.name, []).append(node)
+    calls = {name: {_called_name(node) for function in defs for node in ast.walk(function)
+                    if isinstance(node, ast.Call)} & set(functions)
+             for name, defs in functions.items()}
+    found = []
+    for name, defs in functions.items():
+        reached, pending = set(), list(calls[name])
+        while pending:
+            callee = pending.pop()
+            if callee not in reached:
+                reached.add(callee)
+                pending.extend(calls[callee])
+        if name in reached and any(map(_chooses, defs)):
+            found.append(f"{name}() is recursive and chooses between values")
+    for node in ast.walk(module):
+        if isinstance(node, ast.Compare) and any(isinstance(op, _ORDERINGS) for op in node.ops):
+            sides = [ast.unparse(side).lower() for side in (node.left, *node.comparators)]
+            if any("alpha" in side for side in sides) and any("beta" in side for side in sides):
+                found.append(f"line {node.lineno} compares alpha with beta: {ast.unparse(node)}")
+    return found
+
+
+def test_the_criterion_for_a_search_finds_minimax_and_alpha_beta():
+    minimax = "def value(node, mine):\n    return max(value(c, not mine) for c in node) if mine else node\n"
+    cutoff = "def step(alpha, beta):\n    return alpha >= beta\n"
+    drawing = "def rows(node, depth):\n    for child in node:\n        yield from rows(child, depth + 1)\n"
+    assert _searches_in(minimax) == ["value() is recursive and chooses between values"]
+    assert _searches_in(cutoff) == ["line 2 compares alpha with beta: alpha >= beta"]
+    assert _searches_in(drawing) == []
+
+
+def test_no_module_the_handout_ships_from_a_checks_folder_holds_a_search(repo_kit):
+    """The public checks and their helpers ship, so none may hold the search the students write.
+
+    A search, as the READMEs teach it, is a recursive function that chooses between the values of
+    what it reaches (an ordering comparison, or max, min, sorted or sort), and alpha-beta also tests
+    `alpha >= beta`. So no shipped check-folder module may hold a function that calls itself
+    (directly or through other functions of the module) and chooses between values, nor an ordering
+    comparison of anything named alpha with anything named beta. Recursion that only walks a tree
+    (collecting leaves, drawing an outline) compares nothing, and strings and comments are not code.
+    """
+    shipped = [path for exercise in repo_kit.exercises()
+               for path in (exercise.checks_dir / "test_public.py", *public_check_modules(exercise))]
+    assert any(path.name == "tree_picture.py" for path in shipped)
+    for path in shipped:
+        found = _searches_in(path.read_text(encoding="utf-8"))
+        assert not found, f"{path.relative_to(REPO)} ships with the handout but holds a search: {found}"
 
 
 def test_the_handout_installs_and_grades_the_public_checks(tmp_path):

@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import ast
 import importlib.util
+import inspect
+import math
 import shutil
 import sys
 import textwrap
+from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
 
-from grader.catalog import Kit
+from grader.catalog import Kit, KitError
 from grader.plugin import StudentProxy, TraceRead, TracingUnavailable
 from grader.runner import Submission, grade
 from grader.sandbox import Sandbox, SandboxSettings
@@ -323,24 +327,210 @@ def _load_picture_module(exercise: str):
 
 EX04 = _load_picture_module("ex04_alpha_beta")
 EX07 = _load_picture_module("ex07_move_ordering")
-PUBLIC_TREES = [[[3, 5, 2], [9, 1, 0], [7, 4, 8]], [[7, 4, 8], [9, 1, 0], [3, 5, 2]], [[3, 5], [3, 1]],
-                [3, [5, [1, 8]], [[2, 9], 0]], [[5, [8, 1]], 3, [0, [9, 2]]], [[4, 7, 8], [2, 3, 5], [0, 1, 9]],
-                [[[[3, 17], [2, 12]], [[15, 25], [0, 2]]], [[[2, 5], [3, 2]], [[14, 1], [8, 6]]]]]
+PICTURE_MODULES = {"ex04_alpha_beta": EX04, "ex07_move_ordering": EX07}
+# The READMEs' trees, and a deep one from the hidden checks that the pictures never draw.
+CURRICULUM_TREES = [[[3, 5, 2], [9, 1, 0], [7, 4, 8]], [[7, 4, 8], [9, 1, 0], [3, 5, 2]], [[3, 5], [3, 1]],
+                    [3, [5, [1, 8]], [[2, 9], 0]], [[5, [8, 1]], 3, [0, [9, 2]]], [[4, 7, 8], [2, 3, 5], [0, 1, 9]],
+                    [[[[3, 17], [2, 12]], [[15, 25], [0, 2]]], [[[2, 5], [3, 2]], [[14, 1], [8, 6]]]]]
+
+
+def _oracle_facts(module, tree, maximizing: bool):
+    """Alpha-beta as the README defines it, written afresh here: the Facts that `module` should look up."""
+    facts = module.Facts(tree, maximizing)
+
+    def gather(node, path):
+        if isinstance(node, list):
+            for index, child in enumerate(node):
+                gather(child, path + (index,))
+        else:
+            facts.leaves[path] = node
+
+    def search(node, path, mine, alpha, beta):
+        facts.windows[path] = (alpha, beta)
+        if not isinstance(node, list):
+            facts.order.append(path)
+            return node
+        pick = max if mine else min
+        best = None
+        for index, child in enumerate(node):
+            score = search(child, path + (index,), not mine, alpha, beta)
+            best = score if best is None else pick(best, score)
+            alpha, beta = (max(alpha, best), beta) if mine else (alpha, min(beta, best))
+            if alpha >= beta:
+                if node[index + 1:]:  # stopping after the last child skips nothing
+                    facts.cutoffs[path] = (index, alpha, beta)
+                break
+        facts.values[path] = best
+        return best
+
+    gather(tree, ())
+    search(tree, (), maximizing, -math.inf, math.inf)
+    return facts
+
+
+def _oracle_minimax(tree) -> dict:
+    """Plain minimax with a MAX root, written afresh here: path of every internal node -> its value."""
+    values = {}
+
+    def value(node, path, mine):
+        if not isinstance(node, list):
+            return node
+        scores = [value(child, path + (index,), not mine) for index, child in enumerate(node)]
+        values[path] = max(scores) if mine else min(scores)
+        return values[path]
+
+    value(tree, (), True)
+    return values
+
+
+def _typed(table: dict) -> dict:
+    """`table` with each value's repr, so that 4 and 4.0 (drawn differently) do not compare equal."""
+    return {key: repr(value) for key, value in table.items()}
+
+
+def _assert_same_facts(got, want):
+    assert got.order == want.order
+    for name in ("leaves", "windows", "values", "cutoffs"):
+        assert _typed(getattr(got, name)) == _typed(getattr(want, name)), name
 
 
 @pytest.mark.parametrize("module", [EX04, EX07], ids=["ex04", "ex07"])
-@pytest.mark.parametrize("tree", PUBLIC_TREES)
+@pytest.mark.parametrize("tree", CURRICULUM_TREES)
 def test_the_oracle_matches_the_curriculum_and_the_picture_fits_80_columns(module, tree):
-    facts = module.alpha_beta_facts(tree)
+    facts = _oracle_facts(module, tree, True)
     known = {str([[3, 5, 2], [9, 1, 0], [7, 4, 8]]): (4, 8), str([[7, 4, 8], [9, 1, 0], [3, 5, 2]]): (4, 6),
              str([[3, 5], [3, 1]]): (3, 3), str([3, [5, [1, 8]], [[2, 9], 0]]): (5, 7),
-             str(PUBLIC_TREES[-1]): (3, 7)}
+             str(CURRICULUM_TREES[-1]): (3, 7)}
     if str(tree) in known:
         assert (facts.values[()], len(facts.order)) == known[str(tree)]
     picture = module.render(facts, None, ["a note " * 30])
     assert all(len(line) <= module.WIDTH for line in picture.splitlines())
     pruned_lines = [line for line in picture.splitlines() if line.endswith(" pruned")]
     assert len(pruned_lines) == len(facts.leaves) - len(facts.order)
+
+
+TABLE_ENTRIES = [pytest.param(module, key, id=f"{name[:4]} {key[0]} {'MAX' if key[1] else 'MIN'}")
+                 for name, module in PICTURE_MODULES.items() for key in module.SEARCHES]
+
+
+@pytest.mark.parametrize("module, key", TABLE_ENTRIES)
+def test_every_table_entry_is_what_alpha_beta_does(module, key):
+    """The shipped modules look alpha-beta up rather than search; the table must say what a search says."""
+    text, maximizing = key
+    tree = ast.literal_eval(text)
+    assert repr(tree) == text
+    _assert_same_facts(module.alpha_beta_facts(tree, maximizing), _oracle_facts(module, tree, maximizing))
+
+
+@pytest.mark.parametrize("key", list(EX07.MINIMAX_VALUES), ids=lambda key: key[0])
+def test_every_minimax_table_entry_is_the_minimax_value(key):
+    text, maximizing = key
+    tree = ast.literal_eval(text)
+    assert repr(tree) == text and maximizing is True  # order_best_first's root always maximises
+    assert _typed(EX07.minimax_values(tree)) == _typed(_oracle_minimax(tree))
+
+
+def test_a_tree_equal_to_a_table_tree_is_drawn_with_its_own_leaves():
+    """order_best_first may return 4.0 or True where the checks' tree has 4 or 1, and still pass `==`."""
+    tree = [[4.0, 7, 8], [2, 3, 5], [False, True, 9.0]]
+    _assert_same_facts(EX07.alpha_beta_facts(tree), _oracle_facts(EX07, tree, True))
+    tree = [[3, 5, 2.0], [9, True, False], [7, 4, 8]]
+    assert _typed(EX07.minimax_values(tree)) == _typed(_oracle_minimax(tree))
+    assert "MIN = 2.0   children best first: 2.0, 3, 5" in EX07.order_picture(tree)
+
+
+@pytest.mark.parametrize("module", [EX04, EX07], ids=["ex04", "ex07"])
+def test_a_tree_missing_from_the_table_is_a_kit_fault_not_a_search(module):
+    with pytest.raises(KitError, match=r"no entry for \[\[1, 2\], \[3\]\] with a MAX root"):
+        module.alpha_beta_facts([[1, 2], [3]])
+    with pytest.raises(KitError, match="with a MIN root"):
+        module.alpha_beta_facts([[7, 4, 8], [9, 1, 0], [3, 5, 2]], False)
+
+
+class _Untraceable:
+    """A student whose search cannot be traced: enough for a picture to look its tree up."""
+
+    def traced(self, name, *args, **kwargs):
+        raise TracingUnavailable("this test traces nothing")
+
+
+class _ReadLog(Mapping):
+    """A read-only view of a table that remembers which keys were read."""
+
+    def __init__(self, table):
+        self.table = table
+        self.read = set()
+
+    def __getitem__(self, key):
+        value = self.table[key]
+        self.read.add(key)
+        return value
+
+    def __iter__(self):
+        return iter(self.table)
+
+    def __len__(self):
+        return len(self.table)
+
+
+def _literal(node, line: int):
+    """The value of a literal in the public checks, or a failure saying the picture's input is not fixed."""
+    try:
+        return ast.literal_eval(node)
+    except ValueError:
+        pytest.fail(f"test_public.py line {line}: a picture must draw a literal tree (or one an earlier "
+                    f"`assert name == literal` pins down), not {ast.unparse(node)}")
+
+
+def _argument(node, call, function, checks):
+    """What the argument `node` of the picture `call` inside `function` holds when the call runs."""
+    if not isinstance(node, ast.Name):
+        return _literal(node, call.lineno)
+    # The name's value is fixed by the last statement before the call that binds it to a literal or
+    # asserts it equal to one; a student's result reaches a picture only after such an assert.
+    fixes = []
+    for statement in ast.walk(function):
+        if isinstance(statement, ast.Assign) and any(getattr(target, "id", None) == node.id
+                                                     for target in statement.targets):
+            fixes.append((statement.lineno, statement.value))
+        elif (isinstance(statement, ast.Assert) and isinstance(statement.test, ast.Compare)
+              and getattr(statement.test.left, "id", None) == node.id
+              and [type(op) for op in statement.test.ops] == [ast.Eq]):
+            fixes.append((statement.lineno, statement.test.comparators[0]))
+    fixes = [fix for fix in fixes if fix[0] < call.lineno]
+    if fixes:
+        return _literal(max(fixes, key=lambda fix: fix[0])[1], call.lineno)
+    constants = {target.id: statement.value for statement in checks.body if isinstance(statement, ast.Assign)
+                 for target in statement.targets if isinstance(target, ast.Name)}
+    return _literal(constants[node.id], call.lineno)
+
+
+@pytest.mark.parametrize("exercise", sorted(PICTURE_MODULES))
+def test_the_tables_hold_exactly_the_trees_the_public_checks_draw(exercise, monkeypatch):
+    """Every picture call in test_public.py is drawn from the table, and every table entry is drawn."""
+    module = PICTURE_MODULES[exercise]
+    checks = ast.parse((REPO / "exercises" / exercise / "checks" / "test_public.py").read_text(encoding="utf-8"))
+    pictures = {alias.name for statement in checks.body
+                if isinstance(statement, ast.ImportFrom) and statement.module == "tree_picture"
+                for alias in statement.names}
+    logs = {name: _ReadLog(getattr(module, name)) for name in ("SEARCHES", "MINIMAX_VALUES")
+            if hasattr(module, name)}
+    for name, log in logs.items():
+        monkeypatch.setattr(module, name, log)
+    drawn = 0
+    for function in (statement for statement in checks.body if isinstance(statement, ast.FunctionDef)):
+        for call in ast.walk(function):
+            if not (isinstance(call, ast.Call) and getattr(call.func, "id", None) in pictures):
+                continue
+            picture = getattr(module, call.func.id)
+            bound = inspect.signature(picture).bind(*call.args, **{word.arg: word.value for word in call.keywords})
+            arguments = {name: _Untraceable() if name == "student" else _argument(node, call, function, checks)
+                         for name, node in bound.arguments.items()}
+            assert all(len(line) <= module.WIDTH for line in picture(**arguments).splitlines())
+            drawn += 1
+    assert drawn >= 4, "the public checks should draw the README's trees"
+    for name, log in logs.items():
+        assert log.read == set(log.table), f"{name} holds trees no public check draws"
 
 
 def _read(path, function="search", line=1, how="loop", container=0, index=0):
