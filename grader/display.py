@@ -77,10 +77,9 @@ def crash_in_words(line: str, sandbox: dict) -> str:
     if signal is not None:
         name = signal.group("signal")
         words = {
-            # With a memory cgroup the kernel kills a worker over memory_mb outright; other limits
-            # (the CPU backstop, say) are set far above what a call's timeout lets it use.
-            "SIGKILL": f"was killed ({name}) during {what}, most likely because it ran out of memory "
-                       f"({_memory_limit(sandbox)})",
+            # Running out of memory under a memory cgroup is said by the sandbox itself, in words;
+            # a bare SIGKILL is some other limit or process, so it is not guessed at here.
+            "SIGKILL": f"was killed ({name}) during {what}: a limit of the sandbox or another process stopped it",
             "SIGSEGV": f"crashed ({name}, a segmentation fault) during {what}; on Python 3.11 this is "
                        "often very deep recursion, which overflows the C stack",
             "SIGXCPU": f"used up its CPU time ({name}) during {what}: a search that never ends, "

@@ -45,7 +45,7 @@ from rich.markup import escape
 from grader.catalog import GAME_FILE, Exercise, Kit, KitError, load_exercise
 from grader.runner import CPU_SLACK, derive_seed, protect_secrets
 from grader.sandbox import (BadReturnValue, CallTimedOut, Sandbox, SandboxSettings, StudentFailure,
-                            become_subreaper, kill_children, sweep_uid)
+                            become_subreaper, sweep_workers)
 
 REQUIRED = ("NAME", "RULES", "FUNCTION", "setup", "draw", "prompt", "human_move", "ai_args", "ai_move", "result")
 QUIT_WORDS = ("q", "quit", "exit")
@@ -206,11 +206,7 @@ def open_sandbox(kit: Kit, game: Game, source: Path) -> Iterator[Sandbox]:
             yield sandbox
         finally:
             sandbox.close()
-            for uid in sandbox.uids_used:
-                if os.geteuid() == 0 and uid != 0:
-                    sweep_uid(uid)
-            if os.geteuid() != 0:
-                kill_children()
+            sweep_workers(sandbox.uids_used)
 
 
 class ComputerPlayer:

@@ -19,7 +19,7 @@ from pathlib import Path, PurePosixPath
 
 from grader import scoring
 from grader.catalog import PUBLIC_CHECKS, Exercise, Kit, KitError
-from grader.sandbox import IMPORT_TIMEOUT, MAX_SUBMISSION_BYTES, become_subreaper, kill_children, sweep_uid
+from grader.sandbox import IMPORT_TIMEOUT, MAX_SUBMISSION_BYTES, become_subreaper, sweep_workers
 
 # Collecting the checks and importing the module must finish within this, before budgets apply.
 COLLECTION_LIMIT = 120.0
@@ -228,12 +228,7 @@ def _stop_pytest(process: subprocess.Popen) -> None:
 
 def _sweep_workers(run_dir: Path) -> None:
     """Kill whatever the run's sandbox workers left behind, under the uids pytest said it used."""
-    sandbox_info = _read_json(run_dir / "sandbox.json") or {}
-    for uid in sandbox_info.get("uids_used", []):
-        if os.geteuid() == 0 and uid != 0:
-            sweep_uid(uid)
-    if os.geteuid() != 0:
-        kill_children()
+    sweep_workers((_read_json(run_dir / "sandbox.json") or {}).get("uids_used", []))
 
 
 def _run_checks(kit: Kit, exercise: Exercise, run_dir: Path, settings: dict, started: float,

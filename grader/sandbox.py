@@ -299,12 +299,22 @@ def uid_range() -> tuple[int, int]:
     return low, high
 
 
-class UidLease:
-    """An exclusive claim on one worker uid, shared safely between parallel grading processes.
+def _claim(lock: Path) -> int | None:
+    """An open descriptor holding the lock file's flock, or None if another process holds it.
 
-    Each uid has a lock file; holding its flock is the claim, and the kernel drops it if the
-    grading process dies, so a crashed grader never leaks uids.
+    The kernel drops the flock when its holder dies, so a crashed grader never leaks a claim.
     """
+    fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        return None
+    return fd
+
+
+class UidLease:
+    """An exclusive claim on one worker uid, shared safely between parallel grading processes."""
 
     def __init__(self, candidates: range | None = None):
         low, high = uid_range()
@@ -315,15 +325,11 @@ class UidLease:
         if info.st_uid != 0 or info.st_mode & 0o077:
             raise SandboxError(f"{folder} must be owned by root with mode 0700")
         for uid in candidates:
-            fd = os.open(folder / f"{uid}.lock", os.O_RDWR | os.O_CREAT, 0o600)
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
-                os.close(fd)
-                continue
-            self.uid = self.gid = uid
-            self._fd = fd
-            return
+            fd = _claim(folder / f"{uid}.lock")
+            if fd is not None:
+                self.uid = self.gid = uid
+                self._fd = fd
+                return
         raise SandboxError(f"every worker uid in {low}-{high} is in use; widen {UID_RANGE_ENV}")
 
     def release(self):
@@ -352,15 +358,11 @@ class CpuLease:
             if folder.stat().st_uid != os.geteuid():  # someone else's folder: no pinning, no harm
                 return
             for cpu in sorted(os.sched_getaffinity(0)):
-                fd = os.open(folder / f"{cpu}.lock", os.O_RDWR | os.O_CREAT, 0o600)
-                try:
-                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                except BlockingIOError:
-                    os.close(fd)
-                    continue
-                os.sched_setaffinity(0, {cpu})
-                self.cpu, self._fd = cpu, fd
-                return
+                fd = _claim(folder / f"{cpu}.lock")
+                if fd is not None:
+                    os.sched_setaffinity(0, {cpu})
+                    self.cpu, self._fd = cpu, fd
+                    return
         except OSError:  # pinning is for speed only; a machine that refuses it grades unpinned
             return
 
@@ -437,6 +439,16 @@ def sweep_uid(uid: int) -> None:
         remove_leftovers(uid)
     finally:
         lease.release()
+
+
+def sweep_workers(uids) -> None:
+    """After a grade: as root, sweep the workers' uids; otherwise kill this process's leftover children."""
+    if os.geteuid() != 0:
+        kill_children()
+        return
+    for uid in uids:
+        if uid != 0:
+            sweep_uid(uid)
 
 
 # A worker's processes share one memory cgroup named for its uid; the uid lease makes the name exclusive.

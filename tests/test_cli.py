@@ -379,8 +379,8 @@ def test_crashes_are_said_in_words(toy_kit, tmp_path):
     assert result.returncode == 1
     assert_plain_and_narrow(out)
     text = one_line(out)
-    assert ("add of two small numbers 0/2 crashed the process running your code was killed (SIGKILL) during add, "
-            "most likely because it ran out of memory (limit 256 MB)") in text
+    assert ("add of two small numbers 0/2 crashed the process running your code was killed (SIGKILL) during add: "
+            "a limit of the sandbox or another process stopped it") in text
     assert ("pair is a tuple 0/1 crashed the process running your code crashed "
             "(SIGSEGV, a segmentation fault) during pair; on Python 3.11 this is often very deep recursion") in text
     assert "tag rejects a negative number 0/2 your code ran out of memory (limit 256 MB)" in text
