@@ -13,6 +13,7 @@ import json
 import math
 import os
 import random
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -245,6 +246,7 @@ class GradingSession:
         self.collection_errors: list[str] = []
         self._sandbox: Sandbox | None = None
         self.cpu_lease: CpuLease | None = None
+        self.exitstatus: int | None = None
 
     # -- collection: the list of checks is written before anything runs, so scoring fails closed.
 
@@ -342,11 +344,22 @@ class GradingSession:
             )
         return self._sandbox
 
-    def pytest_sessionfinish(self, session):
+    def pytest_sessionfinish(self, session, exitstatus):
         """Stop the last worker and note which uids were used, for the runner's final sweep."""
+        self.exitstatus = int(exitstatus)
         if self._sandbox is not None:
             self._sandbox.close()
             self._write_sandbox_info({"uids_used": sorted(self._sandbox.uids_used)})
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_unconfigure(self, config):
+        """End the grading process at once: every file the runner reads is written by now, and the
+        interpreter's own teardown (thousands of modules and objects) would only delay the grade."""
+        if self.exitstatus is None:  # no session ran (an error in the command line): let pytest finish
+            return
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(self.exitstatus)
 
     # -- per-check feedback
 

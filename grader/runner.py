@@ -6,6 +6,7 @@ import contextlib
 import hashlib
 import json
 import os
+import select
 import shutil
 import signal
 import subprocess
@@ -194,20 +195,37 @@ def _read_json(path: Path):
 def _wait_for_pytest(process: subprocess.Popen, run_dir: Path, started: float) -> str | None:
     """Wait for pytest under the outer limit; return why it was stopped, or None if it finished."""
     limit, collected = COLLECTION_LIMIT, None
-    while process.poll() is None:
-        if collected is None:  # written once, when collection ends
-            collected = _read_json(run_dir / "collected.json")
-            if collected is not None:
-                limit = sum(check["budget_s"] for check in collected["checks"]) + IMPORT_TIMEOUT + RUN_SLACK
-        if time.monotonic() - started > limit:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(process.pid, signal.SIGKILL)
-            process.wait()
-            return f"the grading process ran past its {limit:g} s limit and was stopped"
-        # A wait, not a sleep: every grade would otherwise lose up to a tick after pytest ends.
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            process.wait(timeout=0.05)
+    with _exit_watch(process) as exited:
+        while process.poll() is None:
+            if collected is None:  # written once, when collection ends
+                collected = _read_json(run_dir / "collected.json")
+                if collected is not None:
+                    limit = sum(check["budget_s"] for check in collected["checks"]) + IMPORT_TIMEOUT + RUN_SLACK
+            if time.monotonic() - started > limit:
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(process.pid, signal.SIGKILL)
+                process.wait()
+                return f"the grading process ran past its {limit:g} s limit and was stopped"
+            if exited is not None:  # wakes the moment pytest exits
+                select.select([exited], [], [], 0.05)
+            else:  # polls with growing sleeps
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    process.wait(timeout=0.05)
     return None
+
+
+@contextlib.contextmanager
+def _exit_watch(process: subprocess.Popen):
+    """A pidfd that becomes readable when the process exits, where Linux offers one, else None."""
+    try:
+        pidfd = os.pidfd_open(process.pid)
+    except (AttributeError, OSError):
+        yield None
+        return
+    try:
+        yield pidfd
+    finally:
+        os.close(pidfd)
 
 
 def _stop_pytest(process: subprocess.Popen) -> None:

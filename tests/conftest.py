@@ -19,6 +19,21 @@ TOY_KIT = Path(__file__).resolve().parent / "fixtures" / "kit"
 GRADE = [sys.executable, "-m", "grader.cli"]
 
 
+def memory_cgroups_work() -> bool:
+    """Whether this machine lets the grader give a worker a memory cgroup: root, a mounted memory
+    controller, and the right to make a group under this process's own (tried, then undone)."""
+    from grader.sandbox import MemoryCgroup, own_memory_cgroup
+
+    parent = own_memory_cgroup() if os.geteuid() == 0 else None
+    if parent is None:
+        return False
+    try:
+        MemoryCgroup(parent, f"minimax-kit-probe-{os.getpid()}", 64 * 2**20).remove()
+    except OSError:
+        return False
+    return True
+
+
 @pytest.fixture(scope="session")
 def schema_validator():
     """Validates a native report (or a summary) against the schema shipped in the package."""

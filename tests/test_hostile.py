@@ -44,8 +44,8 @@ import pytest
 from grader.catalog import Kit
 from grader.runner import RUN_SLACK, Submission, grade
 from grader.scoring import MESSAGE_CAP
-from grader.sandbox import IMPORT_TIMEOUT, SandboxError, UidLease, own_memory_cgroup, uid_range
-from tests.conftest import REPO, TOY_KIT
+from grader.sandbox import IMPORT_TIMEOUT, SandboxError, UidLease, uid_range
+from tests.conftest import REPO, TOY_KIT, memory_cgroups_work
 
 HOSTILE = Path(__file__).resolve().parent / "hostile"
 AS_ROOT = os.geteuid() == 0
@@ -158,7 +158,7 @@ ATTACKS = [
 
 # Holes that stay open where the grader cannot reach what closes them.
 HOLES = {}
-if not (AS_ROOT and own_memory_cgroup() is not None):
+if not memory_cgroups_work():
     HOLES["fork_memory_bomb.py"] = (MemoryNotBounded, (
         "without a memory cgroup (root and a mounted memory controller), memory_mb is RLIMIT_AS, which "
         "bounds each process, and every forked child gets its own: one worker can hold PROCESS_LIMIT x "
