@@ -1,0 +1,295 @@
+"""Benchmarks for the grader: call overhead, grading overhead, batch scaling and start-up.
+
+Run from the kit root, with the kit's own dependencies installed:
+
+    python bench/bench.py            # everything (about 10 minutes on 2 cores)
+    python bench/bench.py calls startup
+
+Absolute times drift on shared machines, so every figure that matters is a ratio of two
+measurements taken in the same run. Results go to bench/RESULTS.md by hand, with the date and
+the machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import textwrap
+import threading
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from grader.catalog import Kit  # noqa: E402
+from grader.sandbox import CpuLease, Sandbox, SandboxSettings  # noqa: E402
+
+BENCH = Path(__file__).resolve().parent
+SEED = 1
+# Runs of each command whose median counts.
+RUNS = 3
+STUDENT = """
+def add(a, b):
+    return a + b
+
+def count_leaves(tree):
+    stack, count = [tree], 0
+    while stack:
+        node = stack.pop()
+        if isinstance(node, list):
+            stack.extend(node)
+        else:
+            count += 1
+    return count
+"""
+
+
+def machine() -> str:
+    """Cores and CPU model, for the heading of RESULTS.md."""
+    model = platform.processor() or "unknown CPU"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return f"{os.cpu_count()} cores, {model}, Python {platform.python_version()}"
+
+
+def tree(branching: int, depth: int, start: int = 0) -> list | int:
+    """A full tree of `branching ** depth` integer leaves."""
+    if depth == 0:
+        return start
+    size = branching ** (depth - 1)
+    return [tree(branching, depth - 1, start + i * size) for i in range(branching)]
+
+
+def _timed_calls(function, count: int) -> list[float]:
+    times = []
+    for _ in range(count):
+        started = time.perf_counter()
+        function()
+        times.append(time.perf_counter() - started)
+    return times
+
+
+# 1. Call overhead
+
+
+def bench_calls(rows: list[tuple[str, str, str]]) -> None:
+    """Calls through the sandbox, pinned to one CPU as a grading process pins itself, and not."""
+    allowed = os.sched_getaffinity(0)
+    lease = CpuLease()
+    try:
+        _bench_calls(rows, f"pinned to CPU {lease.cpu}")
+    finally:
+        lease.release()
+        os.sched_setaffinity(0, allowed)  # the grading runs below must not inherit the pin
+    _bench_calls(rows, "not pinned")
+
+
+def _bench_calls(rows: list[tuple[str, str, str]], how: str) -> None:
+    """Median round trip of a small call through the sandbox, against a direct call."""
+    folder = Path(tempfile.mkdtemp(prefix="minimax-kit-bench-"))
+    try:
+        (folder / "student.py").write_text(textwrap.dedent(STUDENT), encoding="utf-8")
+        namespace: dict = {}
+        exec(compile(STUDENT, "student.py", "exec"), namespace)  # the direct baseline; bench-only
+        settings = SandboxSettings(module="student.py", functions=("add", "count_leaves"), source_dir=folder,
+                                   memory_mb=512, cpu_seconds=600, hash_seed=0)
+        box = Sandbox(settings)
+        box.start()
+        try:
+            for _ in range(500):  # warm up the worker and the caches
+                box.call("add", (1, 2), {}, timeout=5)
+            sandboxed = statistics.median(_timed_calls(lambda: box.call("add", (1, 2), {}, timeout=5), 5000))
+            direct = statistics.median(_timed_calls(lambda: namespace["add"](1, 2), 5000))
+            rows.append((f"call: add(1, 2), median round trip, {how}", f"{sandboxed * 1e6:.0f} µs",
+                         f"{1 / sandboxed:,.0f} calls/s sandboxed; {1 / direct:,.0f} direct (goal ≥ 20,000)"))
+            for depth in (4, 5):
+                argument = tree(10, depth)
+                assert box.call("count_leaves", (argument,), {}, timeout=60).value == 10 ** depth
+                runs = 20 if depth == 4 else 5
+                sandboxed = statistics.median(
+                    _timed_calls(lambda: box.call("count_leaves", (argument,), {}, timeout=60), runs))
+                direct = statistics.median(_timed_calls(lambda: namespace["count_leaves"](argument), runs))
+                rows.append((f"call: count_leaves on a 10^{depth}-leaf tree, {how}", f"{sandboxed * 1e3:.1f} ms",
+                             f"{sandboxed / direct:.1f}x a direct call ({direct * 1e3:.1f} ms)"))
+        finally:
+            box.close()
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+# 2. Grading overhead
+
+
+# Commands run as on a student's machine, where Python caches bytecode; a session that turned
+# caching off would make every run compile the grader (and pytest's plugins) afresh.
+ENVIRONMENT = {name: value for name, value in os.environ.items() if name not in ("PYTHONDONTWRITEBYTECODE", "CI")}
+
+
+def _run(command: list[str], **kwargs) -> tuple[float, subprocess.CompletedProcess]:
+    kwargs.setdefault("env", ENVIRONMENT)
+    started = time.perf_counter()
+    result = subprocess.run(command, capture_output=True, text=True, **kwargs)
+    return time.perf_counter() - started, result
+
+
+def grade_time(exercise_id: str) -> float:
+    """Wall time of `grade exNN --solution` (or `grade --all --solution`), the report going to a file."""
+    with tempfile.TemporaryDirectory() as scratch:
+        seconds, result = _run([sys.executable, "-m", "grader.cli", exercise_id, "--solution", "--seed", str(SEED),
+                                "--output", str(Path(scratch) / "report.json")], cwd=ROOT)
+    if result.returncode != 0:
+        raise SystemExit(f"grade {exercise_id} --solution failed:\n{result.stdout}{result.stderr}")
+    return seconds
+
+
+def naive_time(kit: Kit, exercise) -> float:
+    """Wall time of pytest on the same checks, the solution imported in-process (bench/naive_plugin.py)."""
+    with tempfile.TemporaryDirectory() as scratch:
+        place = Path(scratch)
+        shutil.copytree(exercise.checks_dir, place / "checks", ignore=shutil.ignore_patterns("__pycache__"))
+        (place / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
+        env = {**ENVIRONMENT, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
+               "BENCH_MODULE": exercise.module.removesuffix(".py"), "BENCH_SEED": str(SEED),
+               "PYTHONPATH": os.pathsep.join([str(exercise.solution_dir(kit.root)), str(BENCH)])}
+        seconds, result = _run([sys.executable, "-m", "pytest", "-q", "-p", "pytest_timeout", "-p", "naive_plugin",
+                                "-p", "no:cacheprovider", "checks"], cwd=place, env=env)
+    if result.returncode != 0:
+        raise SystemExit(f"the naive baseline failed on {exercise.id}:\n{result.stdout[-3000:]}")
+    return seconds
+
+
+def bench_grading(rows: list[tuple[str, str, str]]) -> None:
+    """`grade exNN --solution` against the naive in-process baseline, per exercise and for the kit."""
+    kit = Kit(ROOT)
+    total_grade = total_naive = 0.0
+    for exercise in kit.exercises():
+        # Alternating runs, the median of each: the two meet the same drift in the machine's speed.
+        pairs = [(grade_time(exercise.id), naive_time(kit, exercise)) for _ in range(RUNS)]
+        graded, naive = (statistics.median(times) for times in zip(*pairs))
+        total_grade += graded
+        total_naive += naive
+        rows.append((f"grade {exercise.id} --solution", f"{graded:.2f} s",
+                     f"{graded / naive:.2f}x the in-process baseline ({naive:.2f} s; goal ≤ 2x)"))
+    rows.append(("every exercise, one at a time", f"{total_grade:.2f} s",
+                 f"{total_grade / total_naive:.2f}x the baseline ({total_naive:.2f} s; goal ≤ 1.5x)"))
+    seconds = statistics.median(grade_time("--all") for _ in range(RUNS))
+    rows.append(("grade --all --solution (side by side, one exercise per CPU)", f"{seconds:.2f} s",
+                 f"{seconds / total_naive:.2f}x the baseline (goal < 15 s)"))
+
+
+# 3. Batch scaling
+
+
+def make_class(kit: Kit, folder: Path, students: int) -> None:
+    """A class of `students`, each with a module for every exercise: the reference or a wrong solution in turn.
+
+    The alt/ solutions are left out: the naive ones are slow on purpose, to prove the timeouts fair.
+    """
+    for number in range(students):
+        student = folder / f"student{number:02d}"
+        student.mkdir(parents=True)
+        for exercise in kit.exercises():
+            solutions = exercise.solution_dir(kit.root)
+            pool = [solutions / exercise.module, *sorted((solutions / "wrong").glob("*.py"))]
+            shutil.copyfile(pool[(number * 3) % len(pool)], student / exercise.module)
+
+
+class PeakMemory:
+    """Polls /proc for the peak resident size (VmHWM) of grading processes and sandbox workers."""
+
+    def __init__(self):
+        self.peaks = {"pytest": 0, "worker": 0}
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._poll, daemon=True)
+
+    def __enter__(self):
+        self._thread.start()
+        return self
+
+    def __exit__(self, *_):
+        self._stop.set()
+        self._thread.join()
+
+    def _poll(self):
+        while not self._stop.wait(0.05):
+            for entry in Path("/proc").glob("[0-9]*"):
+                try:
+                    command = (entry / "cmdline").read_bytes()
+                    status = (entry / "status").read_text()
+                except OSError:
+                    continue
+                kind = "worker" if b"worker.py" in command else "pytest" if b"grader.plugin" in command else None
+                if kind is None:
+                    continue
+                for line in status.splitlines():
+                    if line.startswith("VmHWM:"):
+                        self.peaks[kind] = max(self.peaks[kind], int(line.split()[1]) * 1024)
+
+
+def bench_batch(rows: list[tuple[str, str, str]], students: int = 7) -> None:
+    """`grade batch --all` of a class (7 students x 9 exercises = 63 submissions), with --jobs 1 and 2."""
+    kit = Kit(ROOT)
+    with tempfile.TemporaryDirectory() as scratch:
+        make_class(kit, Path(scratch) / "class", students)
+        submissions = students * len(kit.exercises())
+        seconds = {}
+        for jobs in (1, 2):
+            with PeakMemory() as memory:
+                started = time.perf_counter()
+                result = subprocess.run(
+                    [sys.executable, "-m", "grader.cli", "batch", str(Path(scratch) / "class"), "--all",
+                     "--jobs", str(jobs), "--force", "--seed", str(SEED), "--out", str(Path(scratch) / f"out{jobs}")],
+                    cwd=ROOT, env=ENVIRONMENT, capture_output=True, text=True)
+                seconds[jobs] = time.perf_counter() - started
+            if result.returncode not in (0, 1):
+                raise SystemExit(f"grade batch failed:\n{result.stdout}{result.stderr}")
+            rows.append((f"batch of {submissions}, --jobs {jobs}", f"{seconds[jobs]:.1f} s",
+                         f"peak RSS of one job: grading process {memory.peaks['pytest'] / 2**20:.0f} MB "
+                         f"(goal < 150 MB); student code's worker {memory.peaks['worker'] / 2**20:.0f} MB"))
+        rows.append(("batch speed-up, --jobs 2 over --jobs 1", f"{seconds[1] / seconds[2]:.2f}x", "goal ≥ 1.7x"))
+
+
+# 4. Start-up
+
+
+def bench_startup(rows: list[tuple[str, str, str]]) -> None:
+    """Time until `grade` with no arguments has printed its list."""
+    grade = [sys.executable, "-m", "grader.cli", "--kit", str(ROOT)]
+    _run(grade)  # warm the file cache
+    times = [_run(grade)[0] for _ in range(10)]
+    bare = statistics.median(_run([sys.executable, "-c", "pass"])[0] for _ in range(10))
+    rows.append(("start-up: grade (the list)", f"{statistics.median(times) * 1e3:.0f} ms",
+                 f"median of 10; a bare interpreter takes {bare * 1e3:.0f} ms (goal < 300 ms)"))
+
+
+PARTS = {"calls": bench_calls, "grading": bench_grading, "batch": bench_batch, "startup": bench_startup}
+
+
+def main() -> None:
+    """Run the chosen parts and print one table."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("parts", nargs="*", choices=[*PARTS, []], help="which parts (default: all)")
+    args = parser.parse_args()
+    rows: list[tuple[str, str, str]] = []
+    for name in args.parts or PARTS:
+        PARTS[name](rows)
+    print(f"{time.strftime('%Y-%m-%d')} · {machine()}\n")
+    print("| measure | figure | against |\n|---|---|---|")
+    for row in rows:
+        print("| " + " | ".join(row) + " |")
+
+
+if __name__ == "__main__":
+    main()
