@@ -13,6 +13,7 @@ the machine.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import os
 import platform
 import shutil
@@ -101,8 +102,10 @@ def _bench_calls(rows: list[tuple[str, str, str]], how: str) -> None:
     folder = Path(tempfile.mkdtemp(prefix="minimax-kit-bench-"))
     try:
         (folder / "student.py").write_text(textwrap.dedent(STUDENT), encoding="utf-8")
-        namespace: dict = {}
-        exec(compile(STUDENT, "student.py", "exec"), namespace)  # the direct baseline; bench-only
+        # The direct baseline: the same file imported into this process.
+        spec = importlib.util.spec_from_file_location("bench_student", folder / "student.py")
+        direct_module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(direct_module)
         settings = SandboxSettings(module="student.py", functions=("add", "count_leaves"), source_dir=folder,
                                    memory_mb=512, cpu_seconds=600, hash_seed=0)
         box = Sandbox(settings)
@@ -111,7 +114,7 @@ def _bench_calls(rows: list[tuple[str, str, str]], how: str) -> None:
             for _ in range(500):  # warm up the worker and the caches
                 box.call("add", (1, 2), {}, timeout=5)
             sandboxed = statistics.median(_timed_calls(lambda: box.call("add", (1, 2), {}, timeout=5), 5000))
-            direct = statistics.median(_timed_calls(lambda: namespace["add"](1, 2), 5000))
+            direct = statistics.median(_timed_calls(lambda: direct_module.add(1, 2), 5000))
             rows.append((f"call: add(1, 2), median round trip, {how}", f"{sandboxed * 1e6:.0f} µs",
                          f"{1 / sandboxed:,.0f} calls/s sandboxed; {1 / direct:,.0f} direct (goal ≥ 20,000)"))
             for depth in (4, 5):
@@ -120,7 +123,7 @@ def _bench_calls(rows: list[tuple[str, str, str]], how: str) -> None:
                 runs = 20 if depth == 4 else 5
                 sandboxed = statistics.median(
                     _timed_calls(lambda: box.call("count_leaves", (argument,), {}, timeout=60), runs))
-                direct = statistics.median(_timed_calls(lambda: namespace["count_leaves"](argument), runs))
+                direct = statistics.median(_timed_calls(lambda: direct_module.count_leaves(argument), runs))
                 rows.append((f"call: count_leaves on a 10^{depth}-leaf tree, {how}", f"{sandboxed * 1e3:.1f} ms",
                              f"{sandboxed / direct:.1f}x a direct call ({direct * 1e3:.1f} ms)"))
         finally:
