@@ -13,6 +13,7 @@ import json
 import math
 import os
 import random
+import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -68,10 +69,14 @@ def _marker_value(item: pytest.Item, name: str, check):
     return marker.args[0]
 
 
+# pytest's advice to rerun with -v or -vv, which a student grading with `grade` cannot take.
+_RERUN_ADVICE = re.compile(r"(?i)use -v+ to (get more diff|show)")
+
+
 def _explain(excinfo) -> str:
     """pytest's one-exception summary, without its advice to rerun with -v (students cannot)."""
     lines = excinfo.exconly().splitlines()
-    return "\n".join(line for line in lines if "Use -v to get more diff" not in line).rstrip()
+    return "\n".join(line for line in lines if not _RERUN_ADVICE.search(line)).rstrip()
 
 
 def _positive(value) -> bool:

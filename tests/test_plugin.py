@@ -84,6 +84,20 @@ def test_a_failed_public_check_shows_everything(toy_kit, validate_report):
     assert add["output"] == "secret-looking output 2 3\n"
 
 
+def test_a_public_message_drops_pytests_advice_to_rerun_with_v(toy_kit, validate_report):
+    checks = toy_kit.root / "exercises" / "ex01_toy" / "checks" / "test_public.py"
+    checks.write_text(checks.read_text() + '''
+
+def test_tag_dict(student):
+    """tag gives a dict"""
+    assert {**student.tag(3), "x": 1, "y": 2} == {"n": 4, "x": 1, "y": 2}
+''')
+    report = _grade_source(toy_kit, OFF_BY_ONE, validate_report)
+    message = next(t for t in report["tests"] if t["name"] == "tag gives a dict")["message"]
+    # pytest would add "Omitting 2 identical items, use -vv to show": a student cannot rerun it.
+    assert "{'n': 3} != {'n': 4}" in message and "-v" not in message
+
+
 def test_a_student_exception_in_a_hidden_check_shows_type_and_line_only(toy_kit, validate_report):
     source = OFF_BY_ONE.replace('return {"n": n}', 'raise KeyError(f"leaked {n}")')
     report = _grade_source(toy_kit, source, validate_report)
