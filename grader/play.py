@@ -44,8 +44,8 @@ from rich.markup import escape
 
 from grader.catalog import GAME_FILE, Exercise, Kit, KitError, load_exercise
 from grader.runner import CPU_SLACK, derive_seed, protect_secrets
-from grader.sandbox import (BadReturnValue, CallTimedOut, Sandbox, SandboxSettings, StudentFailure,
-                            become_subreaper, sweep_workers)
+from grader.reaper import become_subreaper
+from grader.sandbox import BadReturnValue, CallTimedOut, Sandbox, SandboxSettings, StudentFailure, sweep_workers
 
 REQUIRED = ("NAME", "RULES", "FUNCTION", "setup", "draw", "prompt", "human_move", "ai_args", "ai_move", "result")
 QUIT_WORDS = ("q", "quit", "exit")

@@ -22,8 +22,8 @@ import pytest
 
 from grader import worker as wire
 from grader.scoring import cap
-from grader.sandbox import (CpuLease, ImportFailed, Sandbox, SandboxError, SandboxSettings, StudentFailure,
-                            become_subreaper)
+from grader.reaper import become_subreaper
+from grader.sandbox import CpuLease, ImportFailed, Sandbox, SandboxError, SandboxSettings, StudentFailure
 
 MARKERS = {
     "points(n)": "the check is worth n points (default 1); each parametrized case is one check",
@@ -345,6 +345,8 @@ class GradingSession:
                     # Replaced by the checks' own backstop once they are collected (start()).
                     cpu_seconds=int(self.settings["cpu_slack"]),
                     hash_seed=int(self.settings["seed"]) % 2**32,
+                    # The runner starts this process under the grade's reaper.
+                    owner_pid=os.getppid(),
                 )
             )
         return self._sandbox

@@ -20,7 +20,8 @@ from pathlib import Path, PurePosixPath
 
 from grader import scoring
 from grader.catalog import PUBLIC_CHECKS, Exercise, Kit, KitError
-from grader.sandbox import IMPORT_TIMEOUT, MAX_SUBMISSION_BYTES, become_subreaper, sweep_workers
+from grader import reaper
+from grader.sandbox import IMPORT_TIMEOUT, MAX_SUBMISSION_BYTES, sweep_workers
 
 # Collecting the checks and importing the module must finish within this, before budgets apply.
 COLLECTION_LIMIT = 120.0
@@ -30,6 +31,9 @@ RUN_SLACK = 30.0
 CPU_SLACK = 60
 # Seconds pytest gets to close its sandbox after Ctrl-C before it is killed.
 INTERRUPT_GRACE = 5.0
+# Seconds the grade's reaper gets to kill the grading process and sweep after SIGTERM; it runs no
+# student code and waits on nothing, so only a machine in trouble needs more than a moment.
+REAPER_GRACE = 10.0
 # pytest's exit code for an error inside pytest or a plugin (pytest.ExitCode.INTERNAL_ERROR).
 PYTEST_INTERNAL_ERROR = 3
 
@@ -202,9 +206,7 @@ def _wait_for_pytest(process: subprocess.Popen, run_dir: Path, started: float) -
                 if collected is not None:
                     limit = sum(check["budget_s"] for check in collected["checks"]) + IMPORT_TIMEOUT + RUN_SLACK
             if time.monotonic() - started > limit:
-                with contextlib.suppress(ProcessLookupError):
-                    os.killpg(process.pid, signal.SIGKILL)
-                process.wait()
+                _end_reaper(process, signal.SIGTERM, REAPER_GRACE)
                 return f"the grading process ran past its {limit:g} s limit and was stopped"
             if exited is not None:  # wakes the moment pytest exits
                 select.select([exited], [], [], 0.05)
@@ -218,8 +220,10 @@ def _wait_for_pytest(process: subprocess.Popen, run_dir: Path, started: float) -
 def _exit_watch(process: subprocess.Popen):
     """A pidfd that becomes readable when the process exits, where Linux offers one, else None."""
     try:
-        pidfd = os.pidfd_open(process.pid)
+        pidfd = os.pidfd_open(process.pid) if reaper.linux_mechanisms() else None
     except (AttributeError, OSError):
+        pidfd = None
+    if pidfd is None:
         yield None
         return
     try:
@@ -228,24 +232,32 @@ def _exit_watch(process: subprocess.Popen):
         os.close(pidfd)
 
 
-def _stop_pytest(process: subprocess.Popen) -> None:
-    """Stop pytest after Ctrl-C in grade: the terminal's SIGINT reaches only grade's own process group.
+def _end_reaper(process: subprocess.Popen, signum: int, grace: float) -> None:
+    """Ask the grade's reaper to end the grading process (SIGINT: let it close; SIGTERM: kill it now)
+    and wait for the reaper's sweep; SIGTERM, then SIGKILL to the reaper's group, if it takes too long.
 
-    pytest runs in a session of its own, so it would otherwise go on grading after grade has gone.
-    SIGINT lets it close its sandbox and say which uids it used; SIGKILL follows if it does not stop.
+    Only the reaper is signalled: it outlives the grading process, so it can still kill what the
+    grade left. SIGKILL to its group is the last resort, and then its orphans go to init.
     """
-    with contextlib.suppress(ProcessLookupError):
-        os.killpg(process.pid, signal.SIGINT)
-    try:
-        process.wait(timeout=INTERRUPT_GRACE)
-    except subprocess.TimeoutExpired:
+    for signal_now, wait in ((signum, grace), (signal.SIGTERM, REAPER_GRACE)):
         with contextlib.suppress(ProcessLookupError):
-            os.killpg(process.pid, signal.SIGKILL)
-        process.wait()
+            os.kill(process.pid, signal_now)
+        try:
+            process.wait(timeout=wait)
+            return
+        except subprocess.TimeoutExpired:
+            continue
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(process.pid, signal.SIGKILL)
+    process.wait()
 
 
 def _sweep_workers(run_dir: Path) -> None:
-    """Kill whatever the run's sandbox workers left behind, under the uids pytest said it used."""
+    """As root, kill whatever the run's workers left under the uids pytest said it used.
+
+    The grade's reaper has already killed every process the grade left that it could find; the
+    uids also catch one that escaped it (a process that outlived a reaper killed as a last resort).
+    """
     sweep_workers((_read_json(run_dir / "sandbox.json") or {}).get("uids_used", []))
 
 
@@ -272,8 +284,6 @@ def _run_checks(kit: Kit, exercise: Exercise, run_dir: Path, settings: dict, sta
     }
     (run_dir / "config.json").write_text(json.dumps(config), encoding="utf-8")
     protect_secrets(kit)
-    if os.geteuid() != 0:
-        become_subreaper()
     # pytest writes long "Full diff" explanations (difflib, slow on big values) when it sees CI or
     # BUILD_NUMBER set; a report must not depend on where it was graded, so they are left out.
     env = {name: value for name, value in os.environ.items() if name not in ("CI", "BUILD_NUMBER")}
@@ -284,6 +294,10 @@ def _run_checks(kit: Kit, exercise: Exercise, run_dir: Path, settings: dict, sta
                # pytest prints some differences in set order; the same seed must give the same report.
                PYTHONHASHSEED=str(int(settings["seed"]) % 2**32))
     command = _pytest_command(run_dir, exercise, check_files) + (["--collect-only"] if collect_only else [])
+    # pytest runs under a reaper of this grade's own, which kills what the grade leaves behind and
+    # nothing else; -I -S: it needs only the standard library. Its own session: the terminal's
+    # Ctrl-C reaches only grade, which passes it on (see _end_reaper).
+    command = [sys.executable, "-I", "-S", reaper.__file__, "--", *command]
     with open(run_dir / "pytest.log", "wb") as log:
         process = subprocess.Popen(
             command, cwd=run_dir / "pytest", env=env,
@@ -292,7 +306,8 @@ def _run_checks(kit: Kit, exercise: Exercise, run_dir: Path, settings: dict, sta
         try:
             fault = _wait_for_pytest(process, run_dir, started)
         except KeyboardInterrupt:
-            _stop_pytest(process)
+            # pytest gets SIGINT, so it closes its sandbox and says which uids it used.
+            _end_reaper(process, signal.SIGINT, INTERRUPT_GRACE)
             _sweep_workers(run_dir)
             raise
     _sweep_workers(run_dir)

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from grader import worker as wire
+from grader.reaper import kill_children, linux_mechanisms
 
 WORKER_SOURCE = Path(wire.__file__)
 # Unprivileged uids for workers when the grader runs as root; they need not exist in /etc/passwd.
@@ -350,7 +351,7 @@ class CpuLease:
     def __init__(self):
         self.cpu: int | None = None
         self._fd: int | None = None
-        if not hasattr(os, "sched_setaffinity"):
+        if not hasattr(os, "sched_setaffinity") or not linux_mechanisms():
             return
         folder = Path(tempfile.gettempdir()) / f"minimax-kit-cpus-{os.geteuid()}"
         try:
@@ -442,9 +443,12 @@ def sweep_uid(uid: int) -> None:
 
 
 def sweep_workers(uids) -> None:
-    """After a grade: as root, sweep the workers' uids; otherwise kill this process's leftover children."""
+    """After a grade or a game, as root: kill what is left under the workers' uids.
+
+    Without root the uids are the grader's own, so there is nothing to sweep by uid; each worker's
+    close and the grade's reaper kill the grade's processes instead.
+    """
     if os.geteuid() != 0:
-        kill_children()
         return
     for uid in uids:
         if uid != 0:
@@ -457,6 +461,8 @@ CGROUP_PREFIX = "minimax-kit-"
 
 def own_memory_cgroup() -> Path | None:
     """The folder of this process's memory cgroup (v1 memory controller, else v2), if one is mounted."""
+    if not linux_mechanisms():
+        return None
     try:
         memberships = Path("/proc/self/cgroup").read_text().splitlines()
         mounts = Path("/proc/self/mountinfo").read_text().splitlines()
@@ -559,42 +565,6 @@ def open_memory_cgroup(uid: int, memory_mb: int) -> MemoryCgroup | None:
         return None
 
 
-def become_subreaper() -> bool:
-    """Make orphaned descendants reparent to this process (Linux), so they can be found and killed."""
-    if not sys.platform.startswith("linux"):
-        return False
-    import ctypes
-
-    PR_SET_CHILD_SUBREAPER = 36
-    return ctypes.CDLL(None).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
-
-
-def kill_children(keep: set[int] = frozenset()) -> None:
-    """Kill and reap this process's children (orphans adopted as subreaper included), except `keep`."""
-    proc = Path("/proc")
-    if not proc.is_dir():
-        return
-    me = str(os.getpid())
-    for _ in range(20):
-        found = False
-        for entry in proc.iterdir():
-            if not entry.name.isdigit() or int(entry.name) in keep:
-                continue
-            try:
-                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-            except (OSError, IndexError):
-                continue
-            if fields[1] == me:
-                found = True
-                with contextlib.suppress(ProcessLookupError):
-                    os.kill(int(entry.name), signal.SIGKILL)
-                with contextlib.suppress(ChildProcessError):
-                    os.waitpid(int(entry.name), 0)
-        if not found:
-            return
-        time.sleep(0.01)
-
-
 # --------------------------------------------------------------------------------------------
 # One worker process
 
@@ -611,6 +581,8 @@ class SandboxSettings:
     hash_seed: int
     drop_privileges: bool = field(default_factory=lambda: os.geteuid() == 0)
     import_timeout: float = IMPORT_TIMEOUT
+    # The process whose end kills whatever the workers leave: the grade's reaper, or `grade play`.
+    owner_pid: int = field(default_factory=os.getpid)
 
 
 @dataclass
@@ -636,10 +608,16 @@ class _Deadline(Exception):
 
 
 class SandboxWorker:
-    """One worker process, with its own copy of the submission and, as root, its own uid."""
+    """One worker process, with its own copy of the submission and, as root, its own uid.
 
-    def __init__(self, settings: SandboxSettings, interpreter: str):
+    `live_workers` holds the pids of every worker this process has running (a run's worker, the
+    one started ahead and a tracing probe can live at once); each adds itself and, when it closes
+    without root, kills this process's other children but spares those.
+    """
+
+    def __init__(self, settings: SandboxSettings, interpreter: str, live_workers: set[int]):
         self.settings = settings
+        self.live_workers = live_workers
         self.lease = UidLease() if settings.drop_privileges else None
         self.home = Path(tempfile.mkdtemp(prefix="minimax-kit-worker-"))
         self.boot_log = self.home / "boot.log"
@@ -681,7 +659,8 @@ class SandboxWorker:
             # RLIMIT_NPROC counts every process of the uid; only a dedicated uid makes it per worker.
             limits["nproc"] = PROCESS_LIMIT
         worker_settings = {"module": settings.module, "functions": list(settings.functions),
-                           "limits": limits, "parent_pid": os.getpid()}
+                           "limits": limits, "parent_pid": os.getpid(), "grade_pid": settings.owner_pid,
+                           "linux": linux_mechanisms()}
         # A clean environment: nothing of the grader's (tokens, paths) reaches student code.
         env = {
             "PATH": "/usr/local/bin:/usr/bin:/bin",
@@ -707,6 +686,7 @@ class SandboxWorker:
                 group=self.lease.gid if self.lease else None,
                 extra_groups=[] if self.lease else None,
             )
+        self.live_workers.add(self.process.pid)
         os.close(request_r)
         os.close(reply_w)
         if self.cgroup is not None:
@@ -716,8 +696,9 @@ class SandboxWorker:
                 self.cgroup.remove()
                 self.cgroup = None
         # A forked child can hold the pipes open after the worker dies; the pidfd still says it died.
-        with contextlib.suppress(AttributeError, OSError):
-            self.pidfd = os.pidfd_open(self.process.pid)
+        if linux_mechanisms():
+            with contextlib.suppress(AttributeError, OSError):
+                self.pidfd = os.pidfd_open(self.process.pid)
         os.set_blocking(self.request_w, False)
 
     def go(self, cpu_seconds: int) -> None:
@@ -823,6 +804,7 @@ class SandboxWorker:
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(self.process.pid, signal.SIGKILL)
             returncode = self.process.wait()
+            self.live_workers.discard(self.process.pid)
             self.process = None
             for fd in (self.request_w, self.reply_r, *self._death()):
                 with contextlib.suppress(OSError):
@@ -831,7 +813,9 @@ class SandboxWorker:
         if self.lease is not None:
             kill_uid(self.lease.uid)
         else:
-            kill_children()
+            # Without a uid of its own, what the worker forked is known only as this process's
+            # children (escaped ones adopted as subreaper); the other live workers are spared.
+            kill_children(keep=self.live_workers)
         if self.cgroup is not None:
             self.out_of_memory = self.out_of_memory or self.cgroup.oom_kills() > 0
             self.cgroup.remove()
@@ -864,8 +848,10 @@ class SandboxWorker:
 class Sandbox:
     """Calls into the student's module, each in the current worker, restarting it after a failure."""
 
-    def __init__(self, settings: SandboxSettings):
+    def __init__(self, settings: SandboxSettings, live_workers: set[int] | None = None):
         self.settings = settings
+        # Shared with a tracing probe's sandbox, so that neither one's cleanup kills the other's worker.
+        self.live_workers = live_workers if live_workers is not None else set()
         self.interpreter, self.warning = choose_interpreter(settings.drop_privileges)
         self.drop_privileges = settings.drop_privileges and self.warning is None
         self._worker: SandboxWorker | None = None
@@ -901,7 +887,7 @@ class Sandbox:
         settings = self.settings
         if not self.drop_privileges and settings.drop_privileges:
             settings = SandboxSettings(**{**settings.__dict__, "drop_privileges": False})
-        worker = SandboxWorker(settings, self.interpreter)
+        worker = SandboxWorker(settings, self.interpreter, self.live_workers)
         self.uids_used.add(worker.uid)
         return worker
 
@@ -996,7 +982,7 @@ class Sandbox:
         # A diagnostic for feedback only. A throwaway worker leaves this run's worker, and the state
         # the student's module built up in it, exactly as the checks left it, so tracing cannot change
         # any later check's result; a timeout or crash here ends only the throwaway worker.
-        probe = Sandbox(self.settings)
+        probe = Sandbox(self.settings, self.live_workers)
         probe.cpu_seconds = self.cpu_seconds
         try:
             traced = probe.call(name, args, kwargs, timeout=timeout, trace=trace)
@@ -1017,6 +1003,9 @@ class Sandbox:
             # Whether memory_mb bounds the worker and its children together, not each process alone.
             "memory_cgroup": self.memory_cgroup,
             "limits_held": self.hello.get("limits", {}),
+            # Whether processes that escape a worker (setsid, double fork) are found and killed: by
+            # uid as root; otherwise only as a child subreaper's orphans, which needs Linux.
+            "escapees_killed": self.drop_privileges or linux_mechanisms(),
             "warning": self.warning,
         }
 

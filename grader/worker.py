@@ -333,16 +333,17 @@ def _apply_limits(limits):
             continue
         try:
             resource.setrlimit(which, (value, value))
-            held[key] = resource.getrlimit(which) == (value, value)
+            # macOS accepts RLIMIT_AS but does not enforce it, so there it never counts as held.
+            held[key] = resource.getrlimit(which) == (value, value) and not (key == "as" and sys.platform == "darwin")
         except (ValueError, OSError):
             # macOS refuses RLIMIT_AS, for example; the report's environment says which limits held.
             held[key] = False
     return held
 
 
-def _die_with_parent(parent_pid):
+def _die_with_parent(parent_pid, linux):
     """Ask Linux to kill this worker if the grading process dies, so no worker outlives a grade."""
-    if not sys.platform.startswith("linux"):
+    if not (linux and sys.platform.startswith("linux")):
         return False
     import ctypes
     import signal
@@ -551,7 +552,7 @@ def _serve(request_fd, reply_fd, settings):
     folder = os.getcwd()
     module_path = os.path.realpath(os.path.join(folder, settings["module"]))
     held = _apply_limits(settings["limits"])
-    held["die_with_parent"] = _die_with_parent(settings["parent_pid"])
+    held["die_with_parent"] = _die_with_parent(settings["parent_pid"], settings["linux"])
     output = _Output(folder)
 
     def reply(message):

@@ -379,7 +379,7 @@ def _worker_processes() -> dict[int, tuple[set[int], int | None]]:
         args = [arg for arg in cmdline if arg]
         if args and args[-1].startswith(b"{"):
             try:  # a worker (and every fork of one) carries its settings, with its grading process's pid
-                parent = json.loads(args[-1]).get("parent_pid")
+                parent = json.loads(args[-1]).get("grade_pid")
             except (ValueError, AttributeError):
                 pass
         found[int(status.parent.name)] = (uids, parent)

@@ -1,0 +1,167 @@
+"""The grade's reaper: it runs the grading process, kills what that leaves behind, and ends as it ended.
+
+These run the real reaper script as the runner does (`python -I -S reaper.py -- COMMAND`), with
+small commands standing in for pytest, as whatever user runs the tests.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from grader import reaper
+
+LINUX = sys.platform.startswith("linux")
+
+
+def _start(code: str, tmp_path: Path, **kwargs) -> subprocess.Popen:
+    """The reaper running `python -c code`, in a session of its own as the runner starts it."""
+    return subprocess.Popen([sys.executable, "-I", "-S", reaper.__file__, "--", sys.executable, "-c",
+                             textwrap.dedent(code)], cwd=tmp_path, start_new_session=True, **kwargs)
+
+
+def _alive(pid: int) -> bool:
+    """Whether `pid` is a live process (a zombie waiting for its parent counts as dead)."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return False
+
+
+def _wait_dead(pid: int, seconds: float = 5) -> bool:
+    deadline = time.monotonic() + seconds
+    while _alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    return not _alive(pid)
+
+
+# A command that leaves a daemon: it forks, the child calls setsid and forks again, and the
+# grandchild sleeps; the pid of the grandchild is written to pid.txt.
+LEAVE_A_DAEMON = textwrap.dedent("""
+    import os, time
+    if os.fork() == 0:
+        os.setsid()
+        if os.fork() == 0:
+            with open("pid.txt.part", "w") as out:
+                out.write(str(os.getpid()))
+            os.rename("pid.txt.part", "pid.txt")
+            time.sleep(600)
+        os._exit(0)
+    while not os.path.exists("pid.txt"):
+        time.sleep(0.01)
+""")
+
+
+def _daemon_pid(folder: Path) -> int:
+    deadline = time.monotonic() + 10
+    while not (folder / "pid.txt").exists():
+        assert time.monotonic() < deadline, "the daemon never started"
+        time.sleep(0.01)
+    return int((folder / "pid.txt").read_text())
+
+
+@pytest.mark.parametrize("status", [0, 1, 3])
+def test_the_reaper_exits_with_the_commands_status(tmp_path, status):
+    process = _start(f"import sys; sys.exit({status})", tmp_path)
+    assert process.wait(timeout=30) == status
+
+
+def test_the_reaper_ends_by_the_signal_that_ended_the_command(tmp_path):
+    process = _start("import os, signal; os.kill(os.getpid(), signal.SIGSEGV)", tmp_path)
+    assert process.wait(timeout=30) == -signal.SIGSEGV
+
+
+@pytest.mark.skipif(not LINUX, reason="a child subreaper needs Linux")
+def test_an_escaped_daemon_dies_when_the_command_ends(tmp_path):
+    process = _start(LEAVE_A_DAEMON, tmp_path)
+    daemon = _daemon_pid(tmp_path)
+    assert process.wait(timeout=30) == 0
+    assert _wait_dead(daemon), "the daemon outlived its grade"
+
+
+@pytest.mark.skipif(not LINUX, reason="a child subreaper needs Linux")
+def test_sigterm_kills_the_command_and_what_it_left(tmp_path):
+    process = _start(LEAVE_A_DAEMON + "\ntime.sleep(600)\n", tmp_path)
+    daemon = _daemon_pid(tmp_path)
+    time.sleep(0.2)
+    assert process.poll() is None
+    process.send_signal(signal.SIGTERM)
+    assert process.wait(timeout=30) == -signal.SIGKILL  # it ends as its command did
+    assert _wait_dead(daemon), "the daemon outlived its grade"
+
+
+def test_sigint_reaches_the_command_which_may_close_first(tmp_path):
+    code = """
+        import signal, sys, time
+        def closing(signum, frame):
+            open("closed.txt", "w").write("closed")
+            sys.exit(7)
+        signal.signal(signal.SIGINT, closing)
+        open("ready.txt", "w").write("ready")
+        time.sleep(600)
+    """
+    process = _start(code, tmp_path)
+    deadline = time.monotonic() + 10
+    while not (tmp_path / "ready.txt").exists():
+        assert time.monotonic() < deadline
+        time.sleep(0.01)
+    process.send_signal(signal.SIGINT)
+    assert process.wait(timeout=30) == 7
+    assert (tmp_path / "closed.txt").read_text() == "closed"
+
+
+@pytest.mark.skipif(not LINUX, reason="a parent-death signal and a subreaper need Linux")
+def test_when_grade_dies_the_reaper_still_kills_the_grade(tmp_path):
+    """The runner's process is SIGKILLed mid-grade: the grading process and its daemon die too."""
+    runner = textwrap.dedent(f"""
+        import subprocess, sys, time
+        command = [sys.executable, "-I", "-S", {reaper.__file__!r}, "--", sys.executable, "-c",
+                   {LEAVE_A_DAEMON + "time.sleep(600)"!r}]
+        reaper = subprocess.Popen(command, start_new_session=True)
+        print(reaper.pid, flush=True)
+        time.sleep(600)
+    """)
+    outer = subprocess.Popen([sys.executable, "-c", runner], cwd=tmp_path, stdout=subprocess.PIPE, text=True)
+    reaper_pid = int(outer.stdout.readline())
+    daemon = _daemon_pid(tmp_path)
+    outer.kill()
+    outer.wait()
+    outer.stdout.close()
+    assert _wait_dead(reaper_pid), "the reaper outlived grade"
+    assert _wait_dead(daemon), "the daemon outlived grade"
+
+
+def test_a_bad_command_line_is_one_line(tmp_path):
+    result = subprocess.run([sys.executable, "-I", "-S", reaper.__file__, "sleep", "1"],
+                            capture_output=True, text=True, timeout=30)
+    assert result.returncode == 1
+    assert result.stderr.strip() == "usage: reaper.py -- COMMAND..."
+
+
+def test_the_linux_mechanisms_can_be_switched_off(monkeypatch):
+    monkeypatch.setenv(reaper.LINUX_MECHANISMS_ENV, "off")
+    assert reaper.linux_mechanisms() is False
+    assert reaper.become_subreaper() is False
+    monkeypatch.delenv(reaper.LINUX_MECHANISMS_ENV)
+    assert reaper.linux_mechanisms() is LINUX
+
+
+@pytest.mark.skipif(not LINUX, reason="listing children needs /proc")
+def test_kill_children_spares_the_pids_it_is_told_to_keep():
+    kept = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
+    killed = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
+    try:
+        reaper.kill_children(keep={kept.pid})  # it reaps what it kills, so only /proc can tell
+        assert _wait_dead(killed.pid)
+        assert kept.poll() is None
+    finally:
+        kept.kill()
+        kept.wait()
