@@ -4,6 +4,7 @@ Run from the kit root, with the kit's own dependencies installed:
 
     python bench/bench.py            # everything (about 10 minutes on 2 cores)
     python bench/bench.py calls startup
+    python bench/bench.py users --user NAME --user-kit DIR   # as root: root against an ordinary user
 
 Absolute times drift on shared machines, so every figure that matters is a ratio of two
 measurements taken in the same run. Results go to bench/RESULTS.md by hand, with the date and
@@ -277,17 +278,50 @@ def bench_startup(rows: list[tuple[str, str, str]]) -> None:
                  f"median of 10; a bare interpreter takes {bare * 1e3:.0f} ms (goal < 300 ms)"))
 
 
-PARTS = {"calls": bench_calls, "grading": bench_grading, "batch": bench_batch, "startup": bench_startup}
+# 5. Root against an ordinary user
+
+
+def bench_users(rows: list[tuple[str, str, str]], user: str | None, user_kit: Path | None) -> None:
+    """`grade --all --solution` as root and as an ordinary user, alternating, in the same run.
+
+    The ordinary user grades its own copy of the kit with its own venv (`USER_KIT/.venv`), as
+    .ci/run sets one up, so both sides meet the same drift in the machine's speed.
+    """
+    if os.geteuid() != 0 or not user or user_kit is None:
+        raise SystemExit("the users part runs as root, with --user NAME --user-kit DIR (a kit copy with its own .venv)")
+    as_user = ["runuser", "-u", user, "--", str(user_kit / ".venv" / "bin" / "python"), "-m", "grader.cli", "--all",
+               "--solution", "--seed", str(SEED), "--kit", str(user_kit), "--output", "/dev/null"]
+    as_root = [sys.executable, "-m", "grader.cli", "--all", "--solution", "--seed", str(SEED), "--output", "/dev/null"]
+    times: dict[str, list[float]] = {"root": [], "user": []}
+    for _ in range(RUNS):
+        for who, command in (("root", as_root), ("user", as_user)):
+            seconds, result = _run(command, cwd=ROOT if who == "root" else user_kit)
+            if result.returncode != 0:
+                raise SystemExit(f"grade --all --solution as {who} failed:\n{result.stdout}{result.stderr}")
+            times[who].append(seconds)
+    root, ordinary = statistics.median(times["root"]), statistics.median(times["user"])
+    rows.append(("grade --all --solution as root", f"{root:.2f} s", f"median of {RUNS}, alternating with the row below"))
+    rows.append((f"grade --all --solution as an ordinary user ({user})", f"{ordinary:.2f} s",
+                 f"{ordinary / root:.2f}x root (no uid drop, no memory cgroup)"))
+
+
+PARTS = {"calls": bench_calls, "grading": bench_grading, "batch": bench_batch, "startup": bench_startup,
+         "users": bench_users}
 
 
 def main() -> None:
     """Run the chosen parts and print one table."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("parts", nargs="*", choices=[*PARTS, []], help="which parts (default: all)")
+    parser.add_argument("parts", nargs="*", choices=[*PARTS, []], help="which parts (default: all but users)")
+    parser.add_argument("--user", help="users: the ordinary user to grade as")
+    parser.add_argument("--user-kit", type=Path, help="users: that user's copy of the kit, with its own .venv")
     args = parser.parse_args()
     rows: list[tuple[str, str, str]] = []
-    for name in args.parts or PARTS:
-        PARTS[name](rows)
+    for name in args.parts or [part for part in PARTS if part != "users"]:
+        if name == "users":
+            bench_users(rows, args.user, args.user_kit)
+        else:
+            PARTS[name](rows)
     print(f"{time.strftime('%Y-%m-%d')} · {machine()}\n")
     print("| measure | figure | against |\n|---|---|---|")
     for row in rows:

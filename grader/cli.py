@@ -418,8 +418,11 @@ def _one_line_errors() -> tuple[type[Exception], ...]:
 
 def main(argv: list[str] | None = None) -> int:
     """Console-script entry point."""
+    # Before anything else: the sandbox needs POSIX (fork, rlimits, process groups), so native
+    # Windows gets one line instead of an ImportError from deep inside.
     if os.name == "nt":
-        print("grade: Windows is not supported yet; use Linux, macOS or WSL", file=sys.stderr)
+        print("grade: native Windows is not supported; run grade inside WSL (Windows Subsystem for Linux)",
+              file=sys.stderr)
         return EXIT_USAGE
     try:
         return run(sys.argv[1:] if argv is None else argv, Terminal())

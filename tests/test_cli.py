@@ -489,3 +489,25 @@ def watching(kit, cwd: Path):
         if process.poll() is None:
             process.kill()
             process.wait()
+
+
+# Python as native Windows has it, as far as grade can tell: os.name and sys.platform say so, and
+# the POSIX-only modules do not import. Set up before anything of the kit is imported.
+AS_ON_WINDOWS = """
+import os, sys
+os.name, sys.platform = "nt", "win32"
+for name in ("fcntl", "resource", "termios", "pwd", "grp", "posix"):
+    sys.modules[name] = None
+from grader.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+@pytest.mark.parametrize("args", [[], ["ex04", "--solution"], ["--all"], ["check", "--all"]])
+def test_native_windows_gets_one_line_pointing_to_wsl(args):
+    result = subprocess.run([sys.executable, "-c", AS_ON_WINDOWS, *args], cwd=REPO, capture_output=True,
+                            text=True, timeout=60, check=False)
+    assert result.returncode == 2
+    assert result.stdout == ""
+    assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr, result.stderr
+    assert "not supported" in result.stderr and "WSL" in result.stderr

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from grader.reaper import LINUX_MECHANISMS_ENV
 from grader.runner import Submission, grade
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
@@ -50,3 +51,22 @@ def test_golden_report(case, toy_kit, validate_report):
 def test_every_case_has_an_expected_report():
     missing = [case for case in CASES if not (GOLDEN / case / "expected.json").is_file()]
     assert missing == []
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_golden_report_without_the_linux_mechanisms(case, toy_kit, validate_report, monkeypatch):
+    """The path macOS takes: no pidfd, /proc, prctl, cgroups or CPU pinning; the same report, and the
+    environment says what did not hold."""
+    monkeypatch.setenv(LINUX_MECHANISMS_ENV, "off")
+    folder = GOLDEN / case
+    path = submission_in(folder)
+    report = grade(toy_kit, toy_kit.resolve("ex01"), Submission(path, path.name), seed=1)
+    validate_report(report)
+    assert stable_view(report) == json.loads((folder / "expected.json").read_text(encoding="utf-8"))
+    sandbox = report["environment"]["sandbox"]
+    if "memory_cgroup" in sandbox:  # a submission that was never laid out never reached a sandbox
+        assert sandbox["memory_cgroup"] is False
+        # As root, escaped processes are still killed by uid; otherwise only a subreaper finds them.
+        assert sandbox["escapees_killed"] is (os.geteuid() == 0)
+    if sandbox.get("limits_held"):  # the worker's own facts, sent once it started
+        assert sandbox["limits_held"]["die_with_parent"] is False

@@ -191,7 +191,10 @@ def _output_capped(report, ctx):
 
 
 def _found_no_checks(report, ctx):
-    assert "test functions rewritten: 0" in _public(report, "add of two small numbers")["output"]
+    output = _public(report, "add of two small numbers")["output"]
+    assert "check functions rewritten: 0" in output
+    if AS_ROOT:  # the worker runs a system Python, which has no checks and no pytest of the kit
+        assert "test functions rewritten: 0" in output
 
 
 def _only_the_worker_on_the_stack(report, ctx):

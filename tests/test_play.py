@@ -141,6 +141,9 @@ def test_ctrl_c_abandons_the_game_with_exit_130():
         if select.select([process.stdout], [], [], 1)[0]:
             seen += os.read(process.stdout.fileno(), 4096)
     process.send_signal(signal.SIGINT)
+    # Wait before communicate() closes stdin: on a busy machine the EOF could reach the prompt
+    # before the signal does, and that is quitting, not Ctrl-C.
+    process.wait(timeout=30)
     out, err = process.communicate(timeout=30)
     assert process.returncode == 130, (seen + out + err).decode()
     assert b"Game abandoned." in out

@@ -9,8 +9,10 @@ Here the checks live in another process: there is nothing to find. add prints
 what it found, so the public check shows it. No function computes anything.
 
 Should score 0 of 8: every check fails ("pair is a tuple" as "crashed": its
-reply breaks the channel); add's output says it found no pytest and 0 test
-functions.
+reply breaks the channel); add's output says it rewrote none of the exercise's
+checks. As root the worker's interpreter has no pytest at all, so it finds no
+test functions either; an ordinary user's worker runs the user's own Python,
+whose pytest it may import and patch, to no effect on the checks.
 """
 
 import gc
@@ -21,7 +23,7 @@ def _empty():
     pass
 
 
-FOUND = {"pytest": [], "tests": 0, "reports": 0}
+FOUND = {"pytest": [], "tests": 0, "checks": 0, "reports": 0}
 
 for name in ("pytest", "_pytest", "_pytest.runner", "_pytest.reports", "pytest_jsonreport.plugin"):
     try:
@@ -36,6 +38,7 @@ for name in ("pytest", "_pytest", "_pytest.runner", "_pytest.reports", "pytest_j
 for obj in gc.get_objects():
     try:
         if callable(obj) and getattr(obj, "__name__", "").startswith("test_") and hasattr(obj, "__code__"):
+            FOUND["checks"] += "/checks/" in obj.__code__.co_filename  # one of the exercise's own checks
             obj.__code__ = _empty.__code__
             FOUND["tests"] += 1
         elif type(obj) is dict and "outcome" in obj:
@@ -47,6 +50,7 @@ for obj in gc.get_objects():
 def add(a, b):
     print("pytest modules found:", FOUND["pytest"] or "none")
     print("test functions rewritten:", FOUND["tests"])
+    print("check functions rewritten:", FOUND["checks"])
     print("report dicts forced to passed:", FOUND["reports"])
     return None
 
