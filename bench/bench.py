@@ -31,7 +31,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from grader.catalog import Kit  # noqa: E402
-from grader.sandbox import CpuLease, Sandbox, SandboxSettings  # noqa: E402
+from grader.isolation import CpuLease  # noqa: E402
+from grader.sandbox import Sandbox, SandboxSettings  # noqa: E402
 
 BENCH = Path(__file__).resolve().parent
 SEED = 1

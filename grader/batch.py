@@ -5,7 +5,6 @@ from __future__ import annotations
 import csv
 import json
 import statistics
-from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -13,7 +12,9 @@ from typing import Callable
 from grader import __version__
 from grader.catalog import Exercise, Kit, KitError
 from grader.formats import render
-from grader.runner import Submission, grade, submission_sha256
+from grader.outcomes import Status
+from grader.runner import grade, in_parallel
+from grader.submission import Submission, submission_sha256
 
 
 @dataclass(frozen=True)
@@ -55,7 +56,7 @@ def _reusable(report_path: Path, sha256: str | None, seed: int | None) -> dict |
     return report if same else None
 
 
-def run_batch(kit: Kit, exercises: list[Exercise], students: list[Student], out: Path, *, jobs: int,
+def run_batch(kit: Kit, exercises: list[Exercise], students: list[Student], out: Path, *, jobs: int | None,
               force: bool, seed: int | None, advance: Callable[[], None]) -> tuple[dict, int]:
     """Grade every student on every exercise; returns {student: {exercise id: report}} and how many were reused."""
     out.mkdir(parents=True, exist_ok=True)
@@ -74,13 +75,10 @@ def run_batch(kit: Kit, exercises: list[Exercise], students: list[Student], out:
         report_path.write_text(render(report, "json"), encoding="utf-8")
         return student.name, exercise.id, report, False
 
-    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-        futures = [pool.submit(job, student, exercise) for student in students for exercise in exercises]
-        for future in as_completed(futures):
-            name, exercise_id, report, was_reused = future.result()
-            results[name][exercise_id] = report
-            reused += was_reused
-            advance()
+    pairs = [(student, exercise) for student in students for exercise in exercises]
+    for name, exercise_id, report, was_reused in in_parallel(lambda pair: job(*pair), pairs, jobs, done=advance):
+        results[name][exercise_id] = report
+        reused += was_reused
     return results, reused
 
 
@@ -104,4 +102,4 @@ def distribution(results: dict, exercises: list[Exercise]) -> dict:
     return {"students": len(totals), "possible": possible, "mean": statistics.fmean(totals),
             "median": statistics.median(totals), "lowest": min(totals), "highest": max(totals),
             "full_marks": sum(total == possible for total in totals),
-            "errors": sum(any(r["status"] == "error" for r in reports.values()) for reports in results.values())}
+            "errors": sum(any(r["status"] == Status.ERROR for r in reports.values()) for reports in results.values())}

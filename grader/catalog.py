@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import math
 import re
 import tomllib
@@ -10,9 +11,14 @@ from pathlib import Path
 
 FORMAT_VERSION = 1
 EXERCISE_DIR = re.compile(r"^(ex\d\d)_([a-z][a-z0-9_]*)$")
+# Ids have two digits (ex01 to ex99): the report schema, the folder order and the ids' names rely on it.
+LONGER_ID = re.compile(r"^ex\d{3,}(_|$)")
+ID_RANGE = "exercise ids run from ex01 to ex99"
 PUBLIC_CHECKS = "test_public.py"
 # An exercise may ship a game for `grade play` in this file beside its stub.
 GAME_FILE = "play.py"
+# Check helpers that several exercises import live once, in exercises/shared_checks/.
+SHARED_CHECKS = "shared_checks"
 
 
 class KitError(Exception):
@@ -54,11 +60,6 @@ class Exercise:
         return f"{self.id}_{self.slug}"
 
     @property
-    def module_name(self) -> str:
-        """The importable name of the student's module."""
-        return self.module[: -len(".py")]
-
-    @property
     def stub_path(self) -> Path:
         """The stub the student edits."""
         return self.path / self.module
@@ -72,6 +73,36 @@ class Exercise:
         """Check files in report order: the public file first, then the others by name."""
         files = sorted(self.checks_dir.glob("test_*.py"))
         return sorted(files, key=lambda p: p.name != PUBLIC_CHECKS)
+
+    @property
+    def shared_checks_dir(self) -> Path:
+        """The kit's folder of check helpers that several exercises import."""
+        return self.path.parent / SHARED_CHECKS
+
+    def check_helpers(self, start: list[Path]) -> list[Path]:
+        """The helper modules the files `start` import, directly or not: the exercise's own, then shared ones.
+
+        An import resolves to the exercise's checks folder first, then to the shared folder, as it
+        does in a grading run, where both are copied side by side.
+        """
+        found: list[Path] = []
+        pending = list(start)
+        while pending:
+            try:
+                tree = ast.parse(pending.pop().read_text(encoding="utf-8"))
+            except SyntaxError:  # a broken check file: pytest's collection reports it, with its line
+                continue
+            names = {alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names}
+            names |= {node.module for node in ast.walk(tree)
+                      if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module}
+            for name in sorted(names):
+                file_name = f"{name.split('.')[0]}.py"
+                path = next((folder / file_name for folder in (self.checks_dir, self.shared_checks_dir)
+                             if (folder / file_name).is_file()), None)
+                if path is not None and path not in start and path not in found:
+                    found.append(path)
+                    pending.append(path)
+        return found
 
     def solution_dir(self, kit_root: Path) -> Path:
         """The folder of this exercise's reference, alt and wrong solutions."""
@@ -181,9 +212,12 @@ class Kit:
         return (folder / "exercises").is_dir() and (folder / "pyproject.toml").is_file()
 
     def exercise_folders(self) -> list[Path]:
-        """Every exercise folder, in id order."""
-        folders = [p for p in (self.root / "exercises").iterdir() if p.is_dir() and EXERCISE_DIR.match(p.name)]
-        return sorted(folders, key=lambda p: p.name)
+        """Every exercise folder, in id order; a folder with a longer id is refused, not skipped."""
+        folders = [p for p in (self.root / "exercises").iterdir() if p.is_dir()]
+        for folder in folders:
+            if LONGER_ID.match(folder.name):
+                raise KitError(f"{folder}: {ID_RANGE}, so this folder cannot be an exercise; give it a two-digit id")
+        return sorted((p for p in folders if EXERCISE_DIR.match(p.name)), key=lambda p: p.name)
 
     def exercises(self) -> list[Exercise]:
         """Every exercise, loaded and validated."""

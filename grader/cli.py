@@ -7,19 +7,19 @@ the runner, the sandbox, pytest and the other commands' modules are imported whe
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from grader.catalog import Exercise, Kit, KitError, load_exercise
+from grader.catalog import Exercise, Kit, KitError
 from grader.formats import FORMATS, render
+from grader.outcomes import Status
 
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from grader.runner import Submission
+    from grader.submission import Submission
 
 EXIT_PASS, EXIT_LOST_POINTS, EXIT_USAGE = 0, 1, 2
 
@@ -53,9 +53,25 @@ def _load_display_meanwhile() -> None:
     threading.Thread(target=importlib.import_module, args=("grader.display",), daemon=True).start()
 
 
+# Every command but grading itself: its one-line help, and where its code lives (imported when used).
+COMMANDS = {
+    "hint": "show the next hint for an exercise",
+    "play": "play a game in the terminal against your own code (or the reference)",
+    "check": "instructors: prove exercises sound (reference, alt/, wrong/, stub)",
+    "new": "instructors: scaffold a new exercise and its solution folders",
+    "export": "instructors: write the student handout or a Gradescope autograder bundle",
+    "batch": "instructors: grade a class into one report per submission and grades.csv",
+}
+
+
 def build_parser() -> argparse.ArgumentParser:
-    """The command line of `grade`."""
-    parser = _Parser(prog="grade", description="Grade minimax-kit exercises. With no exercise, list your progress.")
+    """The command line of `grade` itself: grade an exercise, every exercise, or (with neither) list progress."""
+    commands = "\n".join(f"  {name:<8}{text}" for name, text in COMMANDS.items())
+    parser = _Parser(
+        prog="grade", usage="grade [EXERCISE | --all] [options]\n       grade COMMAND [options]",
+        description="Grade minimax-kit exercises. With no exercise, list your progress.",
+        epilog=f"commands (grade COMMAND --help for each):\n{commands}",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("exercise", nargs="?", help="ex04, ex04_alpha_beta or alpha_beta")
     parser.add_argument("--all", action="store_true", help="grade every exercise and print one summary")
     source = parser.add_mutually_exclusive_group()
@@ -68,6 +84,75 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--watch", action="store_true", help="grade your file again on every save (Ctrl-C stops)")
     _add_kit_option(parser)
     return parser
+
+
+def build_command_parser() -> argparse.ArgumentParser:
+    """The commands, as argparse subparsers: `grade COMMAND ...` and `grade COMMAND --help`."""
+    parser = _Parser(prog="grade", description="The commands of grade besides grading.")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    for name, text in COMMANDS.items():
+        command = subparsers.add_parser(name, help=text, description=text[0].upper() + text[1:] + ".")
+        ARGUMENTS[name](command)
+        _add_kit_option(command)
+    return parser
+
+
+def _hint_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("exercise", help="ex04, ex04_alpha_beta or alpha_beta")
+    parser.add_argument("--all", action="store_true", help="show every hint at once")
+
+
+def _play_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("game", nargs="?", help="the game to play; with none, list the games")
+    parser.add_argument("--solution", action="store_true", help="play against the reference solution instead")
+    parser.add_argument("--first", choices=("you", "ai"), help="who moves first (default: asked)")
+
+
+def _check_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("exercises", nargs="*", help="exercises to check (default with --all: every one)")
+    parser.add_argument("--all", action="store_true", help="check every exercise")
+    parser.add_argument("--seeds", type=_seeds, help="seeds for the wrong/ solutions, such as 1,2,3 (default: three)")
+    parser.add_argument("--jobs", type=_jobs, default=None, help="grading runs at once (default: one per CPU)")
+
+
+def _new_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("id", help="the new id, such as ex10")
+    parser.add_argument("slug", help="the folder suffix and module name, such as endgame_tables")
+    parser.add_argument("title", help='the title, such as "Endgame tables"')
+
+
+def _export_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("target", nargs="?", type=Path, help="folder for the student handout")
+    parser.add_argument("--gradescope", type=Path, metavar="FILE.zip", help="write a Gradescope autograder zip")
+    parser.add_argument("--exercise", help="with --gradescope: one exercise per assignment (default: all)")
+
+
+def _batch_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("folder", type=Path, help="the class's submissions")
+    which = parser.add_mutually_exclusive_group(required=True)
+    which.add_argument("--exercise", help="the exercise every submission is for")
+    which.add_argument("--all", action="store_true", help="grade every exercise for every student")
+    parser.add_argument("--jobs", type=_jobs, default=None, help="submissions graded at once (default: one per CPU)")
+    parser.add_argument("--out", type=Path, required=True, help="folder for the reports and grades.csv")
+    parser.add_argument("--force", action="store_true", help="regrade even unchanged submissions")
+    parser.add_argument("--seed", type=_seed, help="the same seed for every submission")
+
+
+ARGUMENTS = {"hint": _hint_arguments, "play": _play_arguments, "check": _check_arguments, "new": _new_arguments,
+             "export": _export_arguments, "batch": _batch_arguments}
+
+
+def run_command(args: argparse.Namespace, console: Console) -> int:
+    """Run a parsed command; each one's module is imported only when it runs."""
+    if args.command == "play":
+        from grader.play import run_play
+
+        return run_play(args, console)
+    from grader import commands
+
+    runs = {"hint": commands.run_hint, "check": commands.run_check, "new": commands.run_new,
+            "export": commands.run_export, "batch": commands.run_batch}
+    return runs[args.command](args, console)
 
 
 def _whole_number(minimum: int):
@@ -103,7 +188,7 @@ def _shown(path: Path, kit: Kit) -> str:
 
 def _submission(args, kit: Kit, exercise: Exercise) -> tuple[Submission, bool]:
     """What to grade, and whether it is the student's own file in the kit (which updates reports/)."""
-    from grader.runner import Submission
+    from grader.submission import Submission
 
     if args.submission is not None:
         if not args.submission.exists():
@@ -119,177 +204,12 @@ def _submission(args, kit: Kit, exercise: Exercise) -> tuple[Submission, bool]:
     return Submission(exercise.stub_path, _shown(exercise.stub_path, kit)), True
 
 
-def _write(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
-
-
-def build_hint_parser() -> argparse.ArgumentParser:
-    """The command line of `grade hint`."""
-    parser = _Parser(prog="grade hint", description="Show the next hint for an exercise, one more each time.")
-    parser.add_argument("exercise", help="ex04, ex04_alpha_beta or alpha_beta")
-    parser.add_argument("--all", action="store_true", help="show every hint at once")
-    _add_kit_option(parser)
-    return parser
-
-
-def run_hint(argv: list[str], console: Console) -> int:
-    """Show the hints seen so far plus the next one, and remember how far the student got."""
-    from grader import display
-
-    args = build_hint_parser().parse_args(argv)
-    kit = Kit.find(Path.cwd(), args.kit)
-    exercise = kit.resolve(args.exercise)
-    if not exercise.hints:
-        console.print(f"{exercise.id} has no hints.")
-        return EXIT_PASS
-    record = kit.root / "reports" / "hints.json"
-    try:
-        seen = json.loads(record.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        seen = {}
-    if not isinstance(seen, dict):
-        seen = {}
-    shown = len(exercise.hints) if args.all else min(int(seen.get(exercise.id, 0) or 0) + 1, len(exercise.hints))
-    seen[exercise.id] = shown
-    _write(record, json.dumps(seen, indent=2) + "\n")
-    display.print_hints(console, exercise, shown)
-    return EXIT_PASS
-
-
 def _seeds(text: str) -> tuple[int, ...]:
     try:
         seeds = tuple(_seed(part) for part in text.split(","))
     except argparse.ArgumentTypeError as exc:
         raise argparse.ArgumentTypeError(f"expected seeds such as 1,2,3: {exc}") from None
     return seeds
-
-
-def build_check_parser() -> argparse.ArgumentParser:
-    """The command line of `grade check`."""
-    from grader.validation import DEFAULT_SEEDS
-
-    parser = _Parser(prog="grade check", description="Prove exercises sound: reference, alt/, wrong/ and stub.")
-    parser.add_argument("exercises", nargs="*", help="exercises to check (default with --all: every one)")
-    parser.add_argument("--all", action="store_true", help="check every exercise")
-    parser.add_argument("--seeds", type=_seeds, default=DEFAULT_SEEDS, help="seeds for the wrong/ solutions (1,2,3)")
-    parser.add_argument("--jobs", type=_jobs, default=None, help="grading runs at once (default: one per core)")
-    _add_kit_option(parser)
-    return parser
-
-
-def run_check(argv: list[str], console: Console) -> int:
-    """One line per exercise: what held, or every problem found; exit 1 if any exercise is unsound."""
-    from grader import display
-
-    from grader.validation import check_exercise
-
-    args = build_check_parser().parse_args(argv)
-    kit = Kit.find(Path.cwd(), args.kit)
-    if args.all == bool(args.exercises):
-        raise KitError("name the exercises to check, or pass --all")
-    folders = kit.exercise_folders() if args.all else [kit.resolve(name).path for name in args.exercises]
-    sound = True
-    for folder in folders:
-        try:
-            exercise = load_exercise(folder)
-        except KitError as exc:
-            display.print_soundness(console, folder.name, [], [str(exc)])
-            sound = False
-            continue
-        result = check_exercise(kit, exercise, seeds=args.seeds, jobs=args.jobs)
-        display.print_soundness(console, exercise.name, result.facts, result.problems)
-        sound = sound and result.ok
-    return EXIT_PASS if sound else EXIT_LOST_POINTS
-
-
-def run_new(argv: list[str], console: Console) -> int:
-    """`grade new ex10 slug "Title"`: scaffold an exercise that passes `grade check` at once."""
-    from rich.text import Text
-
-    from grader.scaffold import scaffold
-
-    parser = _Parser(prog="grade new", description="Scaffold a new exercise and its solution folders.")
-    parser.add_argument("id", help="the new id, such as ex10")
-    parser.add_argument("slug", help="the folder suffix and module name, such as endgame_tables")
-    parser.add_argument("title", help='the title, such as "Endgame tables"')
-    _add_kit_option(parser)
-    args = parser.parse_args(argv)
-    kit = Kit.find(Path.cwd(), args.kit)
-    for path in scaffold(kit, args.id, args.slug, args.title):
-        console.print(Text(f"  created {path.relative_to(kit.root)}"))
-    console.print(Text.assemble("Next: write the task, the checks and the solutions, then run ",
-                                (f"grade check {args.id}", "bold"), ". See docs/authoring.md."))
-    return EXIT_PASS
-
-
-def run_export(argv: list[str], console: Console) -> int:
-    """`grade export DIR` (student handout) or `grade export --gradescope FILE.zip` (autograder bundle)."""
-    from rich.text import Text
-
-    from grader.export import export_gradescope, export_handout
-
-    parser = _Parser(prog="grade export", description="Export the student handout or a Gradescope bundle.")
-    parser.add_argument("target", nargs="?", type=Path, help="folder for the student handout")
-    parser.add_argument("--gradescope", type=Path, metavar="FILE.zip", help="write a Gradescope autograder zip")
-    parser.add_argument("--exercise", help="with --gradescope: one exercise per assignment (default: all)")
-    _add_kit_option(parser)
-    args = parser.parse_args(argv)
-    kit = Kit.find(Path.cwd(), args.kit)
-    if (args.target is None) == (args.gradescope is None):
-        raise KitError("give either a folder for the handout or --gradescope FILE.zip")
-    if args.gradescope is not None:
-        exercise = kit.resolve(args.exercise) if args.exercise else None
-        export_gradescope(kit, args.gradescope, exercise)
-        console.print(Text(f"Gradescope bundle written to {args.gradescope}"))
-        return EXIT_PASS
-    if args.exercise:
-        raise KitError("--exercise goes with --gradescope; the handout holds every exercise")
-    names = export_handout(kit, args.target)
-    console.print(Text(f"Handout with {len(names)} exercises written to {args.target} "
-                       "(no hidden checks, no solutions)"))
-    return EXIT_PASS
-
-
-def run_batch_command(argv: list[str], console: Console) -> int:
-    """`grade batch DIR --exercise exNN|--all --jobs N --out OUT`: grade a class into reports and grades.csv."""
-    from grader import display
-
-    from grader.batch import distribution, find_students, run_batch, write_gradebook
-
-    parser = _Parser(prog="grade batch", description="Grade a class: one subfolder, .py or .zip per student.")
-    parser.add_argument("folder", type=Path, help="the class's submissions")
-    which = parser.add_mutually_exclusive_group(required=True)
-    which.add_argument("--exercise", help="the exercise every submission is for")
-    which.add_argument("--all", action="store_true", help="grade every exercise for every student")
-    parser.add_argument("--jobs", type=_jobs, default=1, help="submissions graded at once (default 1)")
-    parser.add_argument("--out", type=Path, required=True, help="folder for the reports and grades.csv")
-    parser.add_argument("--force", action="store_true", help="regrade even unchanged submissions")
-    parser.add_argument("--seed", type=_seed, help="the same seed for every submission")
-    _add_kit_option(parser)
-    args = parser.parse_args(argv)
-    kit = Kit.find(Path.cwd(), args.kit)
-    exercises = kit.exercises() if args.all else [kit.resolve(args.exercise)]
-    students = find_students(args.folder)
-    with display.batch_progress(console) as progress:
-        task = progress.add_task("grading", total=len(students) * len(exercises))
-        results, reused = run_batch(kit, exercises, students, args.out, jobs=args.jobs, force=args.force,
-                                    seed=args.seed, advance=lambda: progress.advance(task))
-    write_gradebook(results, exercises, args.out / "grades.csv")
-    display.print_batch_summary(console, distribution(results, exercises), len(exercises), reused,
-                                args.out / "grades.csv")
-    return EXIT_PASS
-
-
-def run_play(argv: list[str], console: Console) -> int:
-    """`grade play`, imported when used: it brings in the sandbox, which the progress list must not wait for."""
-    from grader.play import run_play as play
-
-    return play(argv, console)
-
-
-SUBCOMMANDS = {"hint": run_hint, "check": run_check, "new": run_new, "export": run_export,
-               "batch": run_batch_command, "play": run_play}
 
 
 def _refuse_bad_watch(args) -> None:
@@ -314,7 +234,9 @@ def _grade_one(args, kit: Kit, exercise: Exercise) -> tuple[dict, list[str]]:
     where = []
     if own_work:
         path = kit.progress_path(exercise)
-        _write(path, render(report, "json"))
+        from grader.commands import write_text
+
+        write_text(path, render(report, "json"))
         where.append(path.relative_to(kit.root).as_posix())
     warning = report["environment"]["sandbox"].get("warning")
     if warning:  # weakened isolation is never silent: it goes to stderr as well as into the report
@@ -328,7 +250,9 @@ def _deliver(args, terminal: Terminal, document: dict, where: list[str], exercis
         sys.stdout.write(render(document, args.format))
         return
     if args.output:
-        _write(Path(args.output), render(document, args.format))
+        from grader.commands import write_text
+
+        write_text(Path(args.output), render(document, args.format))
         where = [*where, args.output]
     from grader import display
 
@@ -344,7 +268,7 @@ def run_watch(args, kit: Kit, exercise: Exercise, terminal: Terminal) -> int:
     """Grade the student's file now and on every save until Ctrl-C, which exits 0."""
     from rich.text import Text
 
-    from grader.sandbox import SandboxError
+    from grader.isolation import SandboxError
     from grader.watch import watch_and_grade
 
     def grade_once() -> None:
@@ -361,8 +285,9 @@ def run_watch(args, kit: Kit, exercise: Exercise, terminal: Terminal) -> int:
 
 def run(argv: list[str], terminal: Terminal) -> int:
     """Everything `grade` does, returning the exit code; KitError escapes as a usage error."""
-    if argv and argv[0] in SUBCOMMANDS:
-        return SUBCOMMANDS[argv[0]](argv[1:], terminal())
+    # A first word that names a command is that command; anything else is grade's own command line.
+    if argv and argv[0] in COMMANDS:
+        return run_command(build_command_parser().parse_args(argv), terminal())
     args = build_parser().parse_args(argv)
     _refuse_bad_watch(args)
     kit = Kit.find(Path.cwd(), args.kit)
@@ -385,13 +310,11 @@ def run(argv: list[str], terminal: Terminal) -> int:
         return run_watch(args, kit, exercises[0], terminal)
     if args.output != "-":
         _load_display_meanwhile()
-    from concurrent.futures import ThreadPoolExecutor
+    from grader.runner import in_parallel
 
     # Exercises are graded side by side, one per CPU: each grading process claims a CPU of its own,
     # so none of them waits for another or runs short of its time limits.
-    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-    with ThreadPoolExecutor(max_workers=min(len(exercises), cpus)) as pool:
-        graded = list(pool.map(lambda exercise: _grade_one(args, kit, exercise), exercises))
+    graded = in_parallel(lambda exercise: _grade_one(args, kit, exercise), exercises)
     reports = [report for report, _ in graded]
     where = [path for _, written in graded for path in written]
     if args.all:
@@ -401,7 +324,7 @@ def run(argv: list[str], terminal: Terminal) -> int:
     else:
         document = reports[0]
     _deliver(args, terminal, document, where, exercises)
-    if document["status"] == "pass" or args.exit_zero:
+    if document["status"] == Status.PASS or args.exit_zero:
         return EXIT_PASS
     return EXIT_LOST_POINTS
 
@@ -412,7 +335,7 @@ def _one_line_errors() -> tuple[type[Exception], ...]:
     Only code that imported the sandbox can raise SandboxError, and the progress list never imports
     it, so it is looked up rather than imported here.
     """
-    sandbox = sys.modules.get("grader.sandbox")
+    sandbox = sys.modules.get("grader.isolation")
     return (KitError, sandbox.SandboxError) if sandbox is not None else (KitError,)
 
 

@@ -8,7 +8,6 @@ not a terminal or NO_COLOR is set, and wraps (never cuts) text to the terminal's
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -17,11 +16,12 @@ from rich.table import Table
 from rich.text import Text
 
 from grader.catalog import Exercise, Kit
+from grader.outcomes import Outcome, Status
 
-OUTCOME_MARKS = {"passed": ("✓", "green"), "failed": ("✗", "red"), "error": ("!", "red"),
-                 "timeout": ("⏱", "yellow"), "crashed": ("☠", "red")}
-OUTCOME_WORDS = {"error": "could not run", "timeout": "timed out", "crashed": "crashed"}
-STATUS_COLOURS = {"pass": "green", "fail": "yellow", "error": "red"}
+OUTCOME_MARKS = {Outcome.PASSED: ("✓", "green"), Outcome.FAILED: ("✗", "red"), Outcome.ERROR: ("!", "red"),
+                 Outcome.TIMEOUT: ("⏱", "yellow"), Outcome.CRASHED: ("☠", "red")}
+OUTCOME_WORDS = {Outcome.ERROR: "could not run", Outcome.TIMEOUT: "timed out", Outcome.CRASHED: "crashed"}
+STATUS_COLOURS = {Status.PASS: "green", Status.FAIL: "yellow", Status.ERROR: "red"}
 PROGRESS_MARKS = {"done": ("✓", "green"), "partial": ("◐", "yellow"), "not started": ("○", "dim")}
 # A check this slow shows its time: a slow pass may be close to timing out on harder inputs.
 SLOW_CHECK_S = 0.5
@@ -32,13 +32,6 @@ OUTPUT_LINES = 10
 PROGRESS_BAR_WIDTH = 30
 # Failure messages are indented under their check's name.
 INDENT = 6
-
-_CRASH = re.compile(r"^the worker crashed during (?P<what>.+?): (?P<how>.*)$")
-_SIGNAL = re.compile(r"^killed by (?P<signal>SIG[A-Z0-9]+)")
-_EXIT_STATUS = re.compile(r"^exited with status (?P<status>-?\d+)")
-_CALL_TIMEOUT = re.compile(r"^(?P<what>.+) did not return within (?P<seconds>[\d.]+) s$")
-_CHECK_TIMEOUT = re.compile(r"^the check did not finish within (?P<seconds>[\d.]+) s$")
-
 
 def print_wrapped(console: Console, text: Text, indent: int = 0) -> None:
     """Print `text` wrapped to the console's width, each line indented, with no trailing blanks (unlike Padding)."""
@@ -61,61 +54,53 @@ def _memory_limit(sandbox: dict) -> str:
     return f"limit {memory_mb} MB" if memory_mb else "its memory limit"
 
 
-def crash_in_words(line: str, sandbox: dict) -> str:
-    """The first line of a crashed check's message, said for a student rather than for the grader.
-
-    The messages come from the sandbox (describe_exit); one this does not know is only reworded
-    where it says "the worker", so a new message still shows in full.
-    """
-    match = _CRASH.match(line)
-    if match is None:
-        return line.replace("the worker", "the process running your code", 1)
-    what, how = match.group("what"), match.group("how")
+def crash_in_words(failure: dict, sandbox: dict) -> str:
+    """A crashed check's failure (its kind and facts), said for a student rather than for the grader."""
     process = "the process running your code"
-    signal = _SIGNAL.match(how)
-    status = _EXIT_STATUS.match(how)
-    if signal is not None:
-        name = signal.group("signal")
-        words = {
-            # Running out of memory under a memory cgroup is said by the sandbox itself, in words;
-            # a bare SIGKILL is some other limit or process, so it is not guessed at here.
-            "SIGKILL": f"was killed ({name}) during {what}: a limit of the sandbox or another process stopped it",
-            "SIGSEGV": f"crashed ({name}, a segmentation fault) during {what}; on Python 3.11 this is "
-                       "often very deep recursion, which overflows the C stack",
-            "SIGXCPU": f"used up its CPU time ({name}) during {what}: a search that never ends, "
-                       "or one far too slow",
-            "SIGXFSZ": f"wrote more than the file size limit allows ({name}) during {what}: too much output?",
-        }.get(name)
-        return f"{process} {words}" if words else f"{process} crashed during {what}: {how}"
-    if status is not None:
-        return (f"{process} exited during {what} (status {status.group('status')}): a call to "
-                "os._exit, or a crash of the interpreter")
-    if how == "your code ended the process":
-        return f"your code ended the process it was running in (during {what})"
-    return f"{process} crashed during {what}: {how}"
+    during = failure.get("call") or "the check"
+    kind = failure["kind"]
+    if kind == "memory":
+        limit = failure.get("limit_mb")
+        return f"{during}: {process} ran out of memory ({f'limit {limit} MB' if limit else _memory_limit(sandbox)})"
+    if kind == "exit":
+        status = failure.get("exit_status")
+        if status is None:  # a hidden check: the status is a number the student picked
+            return f"your code ended the process it was running in (during {during})"
+        return f"{process} exited during {during} (status {status}): a call to os._exit, or a crash of the interpreter"
+    name = failure.get("signal")
+    words = {
+        # Running out of memory under a memory cgroup is its own kind, said above; a bare SIGKILL is
+        # some other limit or process, so it is not guessed at here.
+        "SIGKILL": f"was killed ({name}) during {during}: a limit of the sandbox or another process stopped it",
+        "SIGSEGV": f"crashed ({name}, a segmentation fault) during {during}; on Python 3.11 this is "
+                   "often very deep recursion, which overflows the C stack",
+        "SIGXCPU": f"used up its CPU time ({name}) during {during}: a search that never ends, or one far too slow",
+        "SIGXFSZ": f"wrote more than the file size limit allows ({name}) during {during}: too much output?",
+    }.get(name)
+    if words:
+        return f"{process} {words}"
+    return f"{process} crashed during {during}: " + (f"killed by {name}" if name else "it stopped answering")
 
 
-def timeout_in_words(line: str) -> str:
-    """The first line of a timed-out check's message, saying which time limit it ran into."""
-    call = _CALL_TIMEOUT.match(line)
-    if call is not None:
-        return f"{call.group('what')} did not return within the {call.group('seconds')} s allowed for one call"
-    check = _CHECK_TIMEOUT.match(line)
-    if check is not None:
-        return f"the whole check did not finish within the {check.group('seconds')} s it is allowed"
-    return line
+def timeout_in_words(failure: dict) -> str:
+    """A timed-out check's failure, saying which time limit it ran into."""
+    limit = f"{failure['limit_s']:g}"
+    if failure.get("call"):
+        return f"{failure['call']} did not return within the {limit} s allowed for one call"
+    return f"the whole check did not finish within the {limit} s it is allowed"
 
 
 def failure_lines(test: dict, sandbox: dict) -> list[Text]:
     """A failed check's message as lines for a student: limits and crashes in words, hints marked."""
     message = test["message"] or "this check failed"
     first, *rest = message.splitlines() or [message]
+    failure = test.get("failure") or {"kind": "error"}
     lines: list[Text] = []
-    if test["outcome"] == "crashed":
-        first = crash_in_words(first, sandbox)
-    elif test["outcome"] == "timeout":
-        first = timeout_in_words(first)
-    elif first.startswith(("MemoryError", "your code raised MemoryError")):
+    if test["outcome"] == Outcome.CRASHED and failure["kind"] in ("crash", "exit", "memory"):
+        first = crash_in_words(failure, sandbox)
+    elif test["outcome"] == Outcome.TIMEOUT and failure["kind"] == "timeout":
+        first = timeout_in_words(failure)
+    elif failure["kind"] == "raised" and failure.get("exception") == "MemoryError":
         # RLIMIT_AS makes an allocation fail inside the student's code, which then raises MemoryError.
         lines.append(Text(f"your code ran out of memory ({_memory_limit(sandbox)})"))
     for line in (first, *rest):
@@ -173,20 +158,20 @@ def print_failures(console: Console, report: dict) -> None:
     A public check's message holds pytest's assertion, so it shows what was expected and what came
     back; a hidden check's report already holds no more than its inputs allow.
     """
-    if report["status"] == "error":
+    if report["status"] == Status.ERROR:
         return  # nothing ran, and every check says the same thing: the report's message says it once
     sandbox = report["environment"].get("sandbox") or {}
     advised = False
     groups = (("public", "Failed public checks"),
               ("hidden", "Failed hidden checks (their inputs stay secret)"))
     for visibility, title in groups:
-        failed = [t for t in report["tests"] if t["visibility"] == visibility and t["outcome"] != "passed"]
+        failed = [t for t in report["tests"] if t["visibility"] == visibility and t["outcome"] != Outcome.PASSED]
         if not failed:
             continue
         console.print()
         console.print(Text(title, style="bold"))
         for test in failed:
-            advise = test["outcome"] == "timeout" and not advised
+            advise = test["outcome"] == Outcome.TIMEOUT and not advised
             advised = advised or advise
             _print_failure(console, test, sandbox, advise)
 
@@ -201,7 +186,7 @@ def print_report(console: Console, report: dict, where: list[str], withheld: dic
     print_failures(console, report)
     if report["message"]:
         console.print()
-        prefix = "Nothing could be graded: " if report["status"] == "error" else ""
+        prefix = "Nothing could be graded: " if report["status"] == Status.ERROR else ""
         print_wrapped(console, Text(prefix + report["message"], style="bold red"))
     console.print()
     colour = STATUS_COLOURS[report["status"]]
@@ -274,7 +259,7 @@ def read_progress(kit: Kit, exercise: Exercise) -> ExerciseProgress:
           and isinstance(last.get("exercise"), dict) and last["exercise"].get("id") == exercise.id)
     if not ok:
         return ExerciseProgress(exercise, "not started", None, None, "is not a report of this exercise")
-    status = "done" if last["status"] == "pass" else "partial"
+    status = "done" if last["status"] == Status.PASS else "partial"
     return ExerciseProgress(exercise, status, float(last["score"]), float(last["max_score"]), None)
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import ast
 import json
 import shutil
 import stat
@@ -87,21 +86,9 @@ def withheld_checks(exercise: Exercise) -> dict | None:
 
 
 def public_check_modules(exercise: Exercise) -> list[Path]:
-    """The check folder's own modules that the public checks import, directly or not: they ship with them."""
+    """The helper modules the public checks import, directly or not (shared ones too): they ship with them."""
     # Only what the public checks import ships, so a helper of the hidden checks never reaches a handout.
-    found: list[Path] = []
-    pending = [exercise.checks_dir / PUBLIC_CHECKS]
-    while pending:
-        tree = ast.parse(pending.pop().read_text(encoding="utf-8"))
-        names = {alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names}
-        names |= {node.module for node in ast.walk(tree)
-                  if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module}
-        for name in sorted(names):
-            path = exercise.checks_dir / f"{name.split('.')[0]}.py"
-            if path.is_file() and path.name != PUBLIC_CHECKS and path not in found:
-                found.append(path)
-                pending.append(path)
-    return found
+    return exercise.check_helpers([exercise.checks_dir / PUBLIC_CHECKS])
 
 
 def _copy_package(target: Path) -> None:
@@ -133,7 +120,9 @@ def export_handout(kit: Kit, target: Path) -> list[str]:
                        exercise.checks_dir / PUBLIC_CHECKS, *public_check_modules(exercise)):
             if not source.is_file():
                 raise KitError(f"{source}: missing, so the handout cannot be made (run grade check {exercise.id})")
-            shutil.copyfile(source, folder / source.relative_to(exercise.path))
+            # A shared helper goes into the exercise's own checks, so each exercise stands alone.
+            inside = source.is_relative_to(exercise.path)
+            shutil.copyfile(source, folder / (source.relative_to(exercise.path) if inside else Path("checks", source.name)))
         game = exercise.path / GAME_FILE  # `grade play` in the handout needs the game's own rules
         if game.is_file():
             shutil.copyfile(game, folder / GAME_FILE)
@@ -167,3 +156,7 @@ def export_gradescope(kit: Kit, archive: Path, exercise: Exercise | None = None)
             for path in sorted(item.path.rglob("*")):
                 if path.is_file() and "__pycache__" not in path.parts:
                     bundle.write(path, f"exercises/{item.name}/{path.relative_to(item.path).as_posix()}")
+            # Shared helpers go into each exercise's checks that imports them: each stands alone.
+            for path in item.check_helpers(item.check_files()):
+                if not path.is_relative_to(item.path):
+                    bundle.write(path, f"exercises/{item.name}/checks/{path.name}")

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import json
 
+from grader.outcomes import Outcome, Status, roll_up
+from grader.wire import truncate
+
 FORMATS = ("json", "gradescope", "exercism", "classroom", "junit")
 # Exercism's interface caps a test's output at 500 characters.
 EXERCISM_OUTPUT_CAP = 500
-_PASSED = "passed"
 
 
 def load_schema() -> dict:
@@ -47,7 +49,7 @@ def to_gradescope(document: dict) -> dict:
                 "number": str(len(tests) + 1),
                 "score": test["score"],
                 "max_score": test["max_score"],
-                "status": "passed" if test["outcome"] == _PASSED else "failed",
+                "status": "passed" if test["outcome"] == Outcome.PASSED else "failed",
                 "output": _feedback(test),
                 # Hidden checks show only their name and hint, which are safe to show at once.
                 "visibility": "visible",
@@ -65,7 +67,7 @@ def to_gradescope(document: dict) -> dict:
 
 
 def _exercism_status(outcome: str) -> str:
-    return {"passed": "pass", "error": "error"}.get(outcome, "fail")
+    return {Outcome.PASSED: "pass", Outcome.ERROR: "error"}.get(outcome, "fail")
 
 
 def to_exercism(document: dict) -> dict:
@@ -78,18 +80,18 @@ def to_exercism(document: dict) -> dict:
             entry = {
                 "name": _full_name(test, report, many),
                 "status": _exercism_status(test["outcome"]),
-                "message": None if test["outcome"] == _PASSED else (test["message"] or "this check failed"),
+                "message": None if test["outcome"] == Outcome.PASSED else (test["message"] or "this check failed"),
                 "test_code": test.get("code") or "(a hidden check: its code is not shown)",
             }
             if test["output"]:
                 output = test["output"]
-                entry["output"] = output if len(output) <= EXERCISM_OUTPUT_CAP else output[:485] + "[... truncated]"
+                entry["output"] = truncate(output, EXERCISM_OUTPUT_CAP, "[... truncated]")
             tests.append(entry)
     statuses = [r["status"] for r in reports]
-    status = "error" if "error" in statuses else "fail" if "fail" in statuses else "pass"
+    status = str(roll_up(statuses))
     result = {"version": 3, "status": status, "message": None, "tests": tests}
-    if status == "error":
-        result["message"] = "\n".join(r["message"] or "" for r in reports if r["status"] == "error")
+    if status == Status.ERROR:
+        result["message"] = "\n".join(r["message"] or "" for r in reports if r["status"] == Status.ERROR)
     return result
 
 
@@ -100,14 +102,14 @@ def to_classroom(document: dict) -> dict:
     statuses = [r["status"] for r in reports]
     return {
         "version": 1,
-        "status": "error" if "error" in statuses else "fail" if "fail" in statuses else "pass",
+        "status": str(roll_up(statuses)),
         "max_score": sum(r["max_score"] for r in reports),
         "tests": [
             {
                 "name": _full_name(test, report, many),
                 "status": _exercism_status(test["outcome"]),
                 "score": test["score"],
-                "message": None if test["outcome"] == _PASSED else _feedback(test),
+                "message": None if test["outcome"] == Outcome.PASSED else _feedback(test),
                 "test_code": test.get("code") or "",
                 "filename": test["id"].split("::", 1)[0],
                 "line_no": 0,
@@ -129,8 +131,8 @@ def to_junit(document: dict) -> str:
         suite = ET.SubElement(suites, "testsuite", {
             "name": f"{report['exercise']['id']} {report['exercise']['title']}",
             "tests": str(len(tests)),
-            "failures": str(sum(t["outcome"] in ("failed", "timeout", "crashed") for t in tests)),
-            "errors": str(sum(t["outcome"] == "error" for t in tests)),
+            "failures": str(sum(t["outcome"] in (Outcome.FAILED, Outcome.TIMEOUT, Outcome.CRASHED) for t in tests)),
+            "errors": str(sum(t["outcome"] == Outcome.ERROR for t in tests)),
             "time": f"{report['duration_s']:.3f}",
             "timestamp": report["started_at"],
         })
@@ -145,8 +147,8 @@ def to_junit(document: dict) -> str:
                 "name": test["name"],
                 "time": f"{test['duration_s']:.3f}",
             })
-            if test["outcome"] != _PASSED:
-                tag = "error" if test["outcome"] == "error" else "failure"
+            if test["outcome"] != Outcome.PASSED:
+                tag = "error" if test["outcome"] == Outcome.ERROR else "failure"
                 element = ET.SubElement(case, tag, {"message": (test["message"] or test["outcome"]).splitlines()[0],
                                                     "type": test["outcome"]})
                 element.text = _feedback(test)

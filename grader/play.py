@@ -43,9 +43,13 @@ from rich.console import Console
 from rich.markup import escape
 
 from grader.catalog import GAME_FILE, Exercise, Kit, KitError, load_exercise
-from grader.runner import CPU_SLACK, derive_seed, protect_secrets
+from grader.failures import FailureKind, StudentError, StudentFailure, StudentRaised
+from grader.isolation import sweep_workers
 from grader.reaper import become_subreaper
-from grader.sandbox import BadReturnValue, CallTimedOut, Sandbox, SandboxSettings, StudentFailure, sweep_workers
+from grader.runner import CPU_SLACK, protect_secrets
+from grader.sandbox import Sandbox, SandboxSettings
+from grader.submission import derive_seed
+from grader.wire import truncate
 
 REQUIRED = ("NAME", "RULES", "FUNCTION", "setup", "draw", "prompt", "human_move", "ai_args", "ai_move", "result")
 QUIT_WORDS = ("q", "quit", "exit")
@@ -119,26 +123,9 @@ def find_games(kit: Kit) -> dict[str, Game]:
     return games
 
 
-class _Parser(argparse.ArgumentParser):
-    """argparse, but a usage error is a KitError: one line and exit code 2, as in every subcommand."""
-
-    def error(self, message):
-        raise KitError(message)
-
-
-def build_play_parser() -> argparse.ArgumentParser:
-    """The command line of `grade play`."""
-    parser = _Parser(prog="grade play", description="Play a game in the terminal against your own code.")
-    parser.add_argument("game", nargs="?", help="the game to play; with none, list the games")
-    parser.add_argument("--solution", action="store_true", help="play against the reference solution instead")
-    parser.add_argument("--first", choices=("you", "ai"), help="who moves first (default: asked)")
-    parser.add_argument("--kit", type=Path, metavar="DIR", help="the kit's folder (default: found from here)")
-    return parser
-
-
 def _short(value) -> str:
     text = repr(value)
-    return text if len(text) <= SHOWN_CHARS else text[: SHOWN_CHARS - 5] + "[...]"
+    return truncate(text, SHOWN_CHARS, "[...]")
 
 
 class Terminal:
@@ -241,11 +228,9 @@ class ComputerPlayer:
         except StudentFailure as exc:
             self._show_output(exc.output)
             raise _GameOver(self._failure(exc)) from None
-        except Exception as exc:
-            if not hasattr(exc, "student_error"):  # not the student's: a fault in the kit, so it must show
-                raise
-            self._show_output(getattr(exc, "student_output", ""))
-            raise _GameOver(self._raised(exc, call)) from None
+        except StudentRaised as exc:
+            self._show_output(exc.student.output)
+            raise _GameOver(self._raised(exc.student, call)) from None
         elapsed = time.monotonic() - started
         self._show_output(reply.output)
         try:
@@ -257,13 +242,12 @@ class ComputerPlayer:
         return after
 
     def _failure(self, exc: StudentFailure) -> str:
-        if isinstance(exc, (CallTimedOut, BadReturnValue)):  # "best_move did not return within 10 s"
+        if exc.failure.kind in (FailureKind.TIMEOUT, FailureKind.BAD_VALUE):  # "best_move did not return ..."
             return f"{self.whose} {exc.message}"
         return exc.message  # these name the worker, the module or "your code" themselves
 
-    def _raised(self, exc: Exception, call: str) -> str:
+    def _raised(self, info: StudentError, call: str) -> str:
         """What the student's exception said, under its own class name, and where it was raised."""
-        info = exc.student_error
         kind, message = info.type, info.message
         text = f"{self.whose} {call} raised {kind}" + (f": {message}" if message else "")
         if info.where():
@@ -307,9 +291,8 @@ def play_game(game: Game, terminal: Terminal, computer: ComputerPlayer, first: s
         terminal.say(f"{computer.name.capitalize()} wins.", "bold red")
 
 
-def run_play(argv: list[str], console: Console) -> int:
+def run_play(args: argparse.Namespace, console: Console) -> int:
     """`grade play [GAME] [--solution] [--first you|ai]`: 0 after a game or a quit, 1 if the code failed."""
-    args = build_play_parser().parse_args(argv)
     kit = Kit.find(Path.cwd(), args.kit)
     games = find_games(kit)
     listing = ", ".join(sorted(games)) or "none"

@@ -13,17 +13,28 @@ import json
 import math
 import os
 import random
-import re
+import signal
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-from grader import worker as wire
-from grader.scoring import cap
+from grader import wire
+from grader.failures import (
+    Failure,
+    FailureKind,
+    ImportFailed,
+    StudentFailure,
+    StudentRaised,
+    import_failed,
+)
+from grader.isolation import CpuLease, SandboxError
+from grader.outcomes import Outcome
 from grader.reaper import become_subreaper
-from grader.sandbox import CpuLease, ImportFailed, Sandbox, SandboxError, SandboxSettings, StudentFailure
+from grader.run_files import RunFiles
+from grader.sandbox import Sandbox, SandboxSettings
+from grader.scoring import cap
+from grader.tracing import TRACED_LISTS_HINT, Trace, TracingUnavailable, parse_trace
 
 MARKERS = {
     "points(n)": "the check is worth n points (default 1); each parametrized case is one check",
@@ -69,82 +80,20 @@ def _marker_value(item: pytest.Item, name: str, check):
     return marker.args[0]
 
 
-# pytest's advice to rerun with -v or -vv, which a student grading with `grade` cannot take.
-_RERUN_ADVICE = re.compile(r"(?i)use -v+ to (get more diff|show)")
+def _is_rerun_advice(line: str) -> bool:
+    """Whether a line of pytest's is its advice to rerun with -v or -vv, which a student cannot take."""
+    words = line.lower()
+    return any(f"use -{'v' * count} to {what}" in words for count in (1, 2, 3) for what in ("get more diff", "show"))
 
 
 def _explain(excinfo) -> str:
     """pytest's one-exception summary, without its advice to rerun with -v (students cannot)."""
     lines = excinfo.exconly().splitlines()
-    return "\n".join(line for line in lines if not _RERUN_ADVICE.search(line)).rstrip()
+    return "\n".join(line for line in lines if not _is_rerun_advice(line)).rstrip()
 
 
 def _positive(value) -> bool:
     return type(value) in (int, float) and value > 0
-
-
-class TracingUnavailable(Exception):
-    """What the student's code read could not be traced reliably; the message says why, for feedback."""
-
-
-# Why a traced call can go differently from a plain one, said where that is the likely cause.
-_TRACED_LISTS_HINT = ("this happens, for example, when code tests type(x) is list rather than "
-                      "isinstance(x, list)")
-
-
-@dataclass(frozen=True)
-class TraceRead:
-    """One element that the student's code fetched from a traced argument's nested lists."""
-
-    path: tuple[int, ...]
-    """Where the element sits in the argument: (1, 2) is arg[1][2]."""
-    function: str
-    """The student's function (or comprehension) that fetched it, "?" if none of the student's code did."""
-    line: int
-    """The first line of that function, which tells apart functions of the same name."""
-    how: str
-    """How it was fetched: "loop" (by a for loop), "index" (as arg[i]) or "bulk" (list(), sorted() and the like)."""
-    container: int
-    """Which list, or slice of one, it came from: a number into Trace.sizes."""
-    index: int
-    """Its position in that list or slice."""
-
-
-@dataclass(frozen=True)
-class Trace:
-    """A traced call: what it returned and, in order, every element its code fetched."""
-
-    value: object
-    reads: tuple[TraceRead, ...]
-    sizes: tuple[int, ...]
-    """The length of each list (and slice of one) the reads came from."""
-
-
-def _parse_trace(raw) -> tuple[tuple[TraceRead, ...], tuple[int, ...]]:
-    """The worker's trace as TraceReads; anything malformed (student code can touch it) is unavailable."""
-    malformed = TracingUnavailable("the trace came back malformed")
-    if type(raw) is not dict:
-        raise malformed
-    if raw.get("mutated") is True:
-        raise TracingUnavailable("your code changed the lists it was given, so what it read cannot be matched "
-                                 "to places in them")
-    if raw.get("truncated") is True:
-        raise TracingUnavailable(f"your code read more than {wire.MAX_TRACE_READS:,} elements")
-    sites, sizes, reads = raw.get("sites"), raw.get("sizes"), raw.get("reads")
-    if not (type(sites) is list and type(sizes) is list and type(reads) is list
-            and all(type(size) is int and size >= 0 for size in sizes)
-            and all(type(site) is list and len(site) == 3 and type(site[0]) is str and type(site[1]) is int
-                    and site[2] in ("loop", "index", "bulk") for site in sites)):
-        raise malformed
-    parsed = []
-    for read in reads:
-        if not (type(read) is tuple and len(read) == 4 and type(read[0]) is tuple
-                and all(type(step) is int for step in read[0]) and all(type(n) is int for n in read[1:])
-                and 0 <= read[1] < len(sites) and 0 <= read[2] < len(sizes) and 0 <= read[3] < sizes[read[2]]):
-            raise malformed
-        function, line, how = sites[read[1]]
-        parsed.append(TraceRead(read[0], function, line, how, read[2], read[3]))
-    return tuple(parsed), tuple(sizes)
 
 
 class StudentProxy:
@@ -176,16 +125,13 @@ class StudentProxy:
             raise TracingUnavailable(f"the traced call failed: {exc.message}") from None
         except SandboxError as exc:
             raise TracingUnavailable(f"no sandbox could be started for the traced call: {exc}") from None
-        except Exception as exc:
-            info = getattr(exc, "student_error", None)
-            if info is None:  # not the student's exception: a fault in the kit, which must show
-                raise
-            raise TracingUnavailable(f"your code raised {info.builtin} when the lists it was given were traced; "
-                                     f"{_TRACED_LISTS_HINT}") from None
+        except StudentRaised as exc:
+            raise TracingUnavailable(f"your code raised {exc.student.builtin} when the lists it was given were "
+                                     f"traced; {TRACED_LISTS_HINT}") from None
         if wire.dumps(traced.value) != wire.dumps(plain.value):
             raise TracingUnavailable("your code gave a different answer when the lists it was given were traced; "
-                                     f"{_TRACED_LISTS_HINT}")
-        reads, sizes = _parse_trace(traced.trace)
+                                     f"{TRACED_LISTS_HINT}")
+        reads, sizes = parse_trace(traced.trace)
         return Trace(traced.value, reads, sizes)
 
     def _call(self, name: str, observe: bool, *args, **kwargs):
@@ -194,8 +140,8 @@ class StudentProxy:
         except StudentFailure as exc:
             self._outputs.append(exc.output)
             raise
-        except Exception as exc:  # a student exception rebuilt as a built-in one; keep its output
-            self._outputs.append(getattr(exc, "student_output", ""))
+        except StudentRaised as exc:  # the student's exception, rebuilt as a built-in one; keep its output
+            self._outputs.append(exc.student.output)
             raise
         self._outputs.append(reply.output)
         return reply if observe else reply.value
@@ -243,7 +189,7 @@ class GradingSession:
 
     def __init__(self, settings: dict):
         self.settings = settings
-        self.run_dir = Path(settings["run_dir"])
+        self.files = RunFiles(Path(settings["run_dir"]))
         self.checks: dict[str, dict] = {}
         self.outputs: dict[str, list[str]] = {}
         self.notes: dict[str, list[str]] = {}
@@ -292,7 +238,7 @@ class GradingSession:
                 "code": cap(inspect.getsource(item.function)) if visibility == "public" else None,
             }
         collected = {"checks": list(self.checks.values()), "errors": self.collection_errors}
-        (self.run_dir / "collected.json").write_text(json.dumps(collected), encoding="utf-8")
+        self.files.collected.write_text(json.dumps(collected), encoding="utf-8")
 
     def pytest_sessionstart(self, session):
         """Start the worker's interpreter now, so it boots while pytest collects the checks."""
@@ -326,7 +272,7 @@ class GradingSession:
         self._write_sandbox_info(info)
 
     def _write_sandbox_info(self, info: dict):
-        path = self.run_dir / "sandbox.json"
+        path = self.files.sandbox
         saved = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
         saved.update(info)
         path.write_text(json.dumps(saved), encoding="utf-8")
@@ -334,7 +280,7 @@ class GradingSession:
     def sandbox(self) -> Sandbox:
         """The run's sandbox, created on first use."""
         if self.settings.get("submission_error"):
-            raise ImportFailed(self.settings["submission_error"])
+            raise import_failed(self.settings["submission_error"])
         if self._sandbox is None:
             self._sandbox = Sandbox(
                 SandboxSettings(
@@ -381,7 +327,7 @@ class GradingSession:
         if call.excinfo is not None and item.nodeid not in self.failures:
             self.failures[item.nodeid] = self._describe_failure(check, call, self.notes.get(item.nodeid, []))
         if call.when == "teardown":
-            feedback = self.failures.get(item.nodeid, {"outcome": "passed", "message": None})
+            feedback = self.failures.get(item.nodeid, {"outcome": str(Outcome.PASSED), "message": None, "failure": None})
             outputs = "".join(self.outputs.pop(item.nodeid, []))
             self.notes.pop(item.nodeid, None)
             # A hidden check never shows the student's output: it can echo a hidden input.
@@ -393,24 +339,21 @@ class GradingSession:
         exc = call.excinfo.value
         public = check["visibility"] == "public"
         hint = check["hint"]
-        if isinstance(exc, StudentFailure):
-            outcome = exc.outcome
-            message = exc.message if public else exc.hidden_message
-        elif isinstance(exc, pytest.fail.Exception) and str(exc).startswith("Timeout"):
-            # pytest-timeout's signal method fails the check with "Timeout >Ns".
-            outcome, message = "timeout", f"the check did not finish within {check['budget_s']:g} s"
+        if isinstance(exc, StudentFailure):  # a call's failure, or the check's own time limit (see set_timer)
+            failure = exc.failure
+            message = failure.words(public)
         elif call.when != "call":
-            outcome = "error"
+            failure = Failure(FailureKind.ERROR)
             stage = "start" if call.when == "setup" else "finish"
             message = _explain(call.excinfo) if public else f"the check could not {stage}"
         elif isinstance(exc, pytest.fail.Exception):
             # A message the check's author wrote for the student; safe to show even when hidden.
-            outcome, message = "failed", str(exc)
-        elif getattr(exc, "student_error", None) is not None:
-            outcome = "failed"
-            message = _explain(call.excinfo) if public else exc.student_error.hidden_message()
-        else:
-            outcome = "failed"
+            failure, message = Failure(FailureKind.ASSERTION), str(exc)
+        elif isinstance(exc, StudentRaised):
+            failure = exc.student.failure(exc.student.call)
+            message = _explain(call.excinfo) if public else exc.student.hidden_message()
+        else:  # the check's assertion failed, or it choked on what the student's code returned
+            failure = Failure(FailureKind.ASSERTION)
             message = _explain(call.excinfo) if public else None
         if not public:
             message = "\n".join(part for part in (message, hint and f"Hint: {hint}") if part) or "this hidden check failed"
@@ -419,4 +362,32 @@ class GradingSession:
         if public and notes:
             # The hint stays next to the failure; notes (a picture, say) are longer, so they come last.
             message = "\n\n".join([message or "this check failed", *notes])
-        return {"outcome": outcome, "message": cap(message)}
+        return {"outcome": str(failure.outcome), "message": cap(message), "failure": failure.facts(public)}
+
+    # -- the check's own time limit
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_timeout_set_timer(self, item, settings):
+        """Enforce pytest-timeout's limit for a check with an alarm that fails it as a timeout of the check.
+
+        pytest-timeout resolves the limit (marker, then command line) and asks for the timer here;
+        its own signal method would fail the check with a message, which could only be told from a
+        check's failure by its words. No student code runs in this process, so the alarm is safe.
+        """
+        limit = float(settings.timeout)
+        if limit <= 0:
+            return None
+
+        def on_alarm(signum, frame):
+            raise StudentFailure(Failure(FailureKind.TIMEOUT, limit_s=limit))
+
+        signal.signal(signal.SIGALRM, on_alarm)
+        signal.setitimer(signal.ITIMER_REAL, limit)
+        return True
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_timeout_cancel_timer(self, item):
+        """Stop the check's alarm."""
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, signal.SIG_DFL)
+        return True

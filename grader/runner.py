@@ -13,16 +13,26 @@ import subprocess
 import sys
 import tempfile
 import time
-import zipfile
-from dataclasses import dataclass
+from collections.abc import Callable
 from datetime import datetime, timezone
-from pathlib import Path, PurePosixPath
+from pathlib import Path
+from typing import TypeVar
 
-from grader import scoring
+from grader import reaper, scoring
 from grader.catalog import PUBLIC_CHECKS, Exercise, Kit, KitError
-from grader import reaper
-from grader.sandbox import IMPORT_TIMEOUT, MAX_SUBMISSION_BYTES, sweep_workers
+from grader.isolation import sweep_workers
+from grader.run_files import RunFiles
+from grader.submission import (
+    Submission,
+    SubmissionProblem,
+    derive_seed,
+    prepare_submission,
+    unusable_submission_sha256,
+)
+from grader.worker_process import IMPORT_TIMEOUT
 
+T = TypeVar("T")
+R = TypeVar("R")
 # Collecting the checks and importing the module must finish within this, before budgets apply.
 COLLECTION_LIMIT = 120.0
 # Added to the sum of the checks' budgets for pytest's own start-up and teardown.
@@ -36,117 +46,6 @@ INTERRUPT_GRACE = 5.0
 REAPER_GRACE = 10.0
 # pytest's exit code for an error inside pytest or a plugin (pytest.ExitCode.INTERNAL_ERROR).
 PYTEST_INTERNAL_ERROR = 3
-
-
-@dataclass(frozen=True)
-class Submission:
-    """What is being graded: a file, a folder or a zip, and how the report names it."""
-
-    path: Path
-    shown_as: str
-
-
-def derive_seed(exercise_id: str, sha256: str) -> int:
-    """The default seed: the same code always draws the same inputs, and any edit draws new ones."""
-    return int.from_bytes(hashlib.sha256(f"{exercise_id}:{sha256}".encode()).digest()[:4], "big")
-
-
-def _copy_tree(source: Path, target: Path, limit: int = MAX_SUBMISSION_BYTES) -> None:
-    """Copy regular files only: a symlink could make root copy a file the student may not read."""
-    total = 0
-    for folder, dirs, files in os.walk(source, followlinks=False):
-        dirs[:] = [d for d in dirs if d not in ("__pycache__", ".git")]
-        relative = Path(folder).relative_to(source)
-        (target / relative).mkdir(parents=True, exist_ok=True)
-        for name in files:
-            path = Path(folder) / name
-            if path.is_symlink() or not path.is_file():
-                continue
-            total += path.stat().st_size
-            if total > limit:
-                raise _SubmissionProblem(f"the submission folder holds more than {limit // 2**20} MiB")
-            shutil.copyfile(path, target / relative / name)
-
-
-class _SubmissionProblem(Exception):
-    """A submission that cannot be graded; it becomes a report with status error."""
-
-
-def _shallowest(names: list[PurePosixPath], module: str) -> PurePosixPath | None:
-    matches = [name for name in names if name.name == module]
-    return min(matches, key=lambda p: (len(p.parts), str(p))) if matches else None
-
-
-def _unpack_zip(path: Path, module: str, target: Path) -> None:
-    """Extract the folder of the zip that holds the module, refusing unsafe or oversized members."""
-    try:
-        with zipfile.ZipFile(path) as archive:
-            members = [m for m in archive.infolist() if not m.is_dir()]
-            found = _shallowest([PurePosixPath(m.filename) for m in members], module)
-            if found is None:
-                raise _SubmissionProblem(f"{path.name} has no {module}")
-            base = found.parent
-            total = 0
-            for member in members:
-                name = PurePosixPath(member.filename)
-                if name.is_absolute() or ".." in name.parts or base not in (name.parent, *name.parents):
-                    continue
-                total += member.file_size
-                if total > MAX_SUBMISSION_BYTES:
-                    raise _SubmissionProblem(f"{path.name} unpacks to more than {MAX_SUBMISSION_BYTES // 2**20} MiB")
-                destination = target / name.relative_to(base)
-                destination.parent.mkdir(parents=True, exist_ok=True)
-                destination.write_bytes(archive.read(member))
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, ValueError, NotImplementedError) as exc:
-        raise _SubmissionProblem(f"{path.name} is not a readable zip file: {exc}") from None
-
-
-def prepare_submission(submission: Path, module: str, target: Path) -> None:
-    """Lay the submission out in `target` with the module at its top; raise _SubmissionProblem if impossible."""
-    target.mkdir()
-    if submission.is_dir():
-        found = _shallowest(
-            [PurePosixPath(p.relative_to(submission).as_posix()) for p in submission.rglob(module)], module
-        )
-        if found is None:
-            raise _SubmissionProblem(f"the submission folder has no {module}")
-        _copy_tree(submission / found.parent, target)
-    elif zipfile.is_zipfile(submission) or submission.suffix.lower() == ".zip":
-        _unpack_zip(submission, module, target)
-    else:
-        shutil.copyfile(submission, target / module)
-    if not (target / module).is_file():
-        raise _SubmissionProblem(f"the submission has no {module}")
-    _check_source_text(target / module)
-
-
-def _check_source_text(path: Path) -> None:
-    """Refuse binary and non-UTF-8 files up front, with a message that says what is wrong and where."""
-    data = path.read_bytes()
-    if b"\0" in data:
-        raise _SubmissionProblem(f"{path.name} is not Python source: it contains NUL bytes (is it a binary file?)")
-    try:
-        data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = data[: exc.start].count(b"\n") + 1
-        raise _SubmissionProblem(
-            f"{path.name} line {line}: byte 0x{data[exc.start]:02x} is not UTF-8; save the file as UTF-8"
-        ) from None
-
-
-def unusable_submission_sha256(path: Path) -> str | None:
-    """What a submission that cannot be laid out is known by: its file's sha256 (a folder has none)."""
-    return hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else None
-
-
-def submission_sha256(path: Path, module: str) -> str | None:
-    """The sha256 a report would give this submission, found without grading it."""
-    with tempfile.TemporaryDirectory(prefix="minimax-kit-layout-") as scratch:
-        try:
-            prepare_submission(path, module, Path(scratch) / "submission")
-        except _SubmissionProblem:
-            return unusable_submission_sha256(path)
-        return hashlib.sha256((Path(scratch) / "submission" / module).read_bytes()).hexdigest()
 
 
 def protect_secrets(kit: Kit) -> None:
@@ -167,7 +66,7 @@ def protect_secrets(kit: Kit) -> None:
             os.chmod(secret, secret.stat().st_mode & ~0o077)
 
 
-def _pytest_command(run_dir: Path, exercise: Exercise, check_files: list[Path]) -> list[str]:
+def _pytest_command(files: RunFiles, exercise: Exercise, check_files: list[Path]) -> list[str]:
     return [
         sys.executable, "-P", "-m", "pytest",
         # Plugins are loaded by name only, so nothing else installed can join the grading run.
@@ -175,12 +74,12 @@ def _pytest_command(run_dir: Path, exercise: Exercise, check_files: list[Path]) 
         # No cache folder; and no unraisable-exception plugin, whose garbage collections at the end
         # cost a grade tens of milliseconds and check nothing a check needs.
         "-p", "no:cacheprovider", "-p", "no:unraisableexception", "--strict-markers",
-        "--rootdir", str(run_dir / "pytest"), "-c", str(run_dir / "pytest" / "pytest.ini"),
-        "--json-report", "--json-report-file", str(run_dir / "raw.json"),
+        "--rootdir", str(files.pytest_root), "-c", str(files.pytest_root / "pytest.ini"),
+        "--json-report", "--json-report-file", str(files.raw),
         "--json-report-omit", "collectors", "log", "streams", "warnings",
         # pytest-timeout's signal method is safe here because no student code runs in this process.
         "--timeout", f"{exercise.check_timeout:g}", "--timeout-method", "signal",
-        "--grade-config", str(run_dir / "config.json"),
+        "--grade-config", str(files.config),
         # Default assertion verbosity: -v would make pytest diff long lists with difflib, which can
         # take longer than a check's budget on the big inputs some checks compare.
         "-q", "--no-header", "-p", "no:warnings",
@@ -196,13 +95,13 @@ def _read_json(path: Path):
         return None
 
 
-def _wait_for_pytest(process: subprocess.Popen, run_dir: Path, started: float) -> str | None:
+def _wait_for_pytest(process: subprocess.Popen, files: RunFiles, started: float) -> str | None:
     """Wait for pytest under the outer limit; return why it was stopped, or None if it finished."""
     limit, collected = COLLECTION_LIMIT, None
     with _exit_watch(process) as exited:
         while process.poll() is None:
             if collected is None:  # written once, when collection ends
-                collected = _read_json(run_dir / "collected.json")
+                collected = _read_json(files.collected)
                 if collected is not None:
                     limit = sum(check["budget_s"] for check in collected["checks"]) + IMPORT_TIMEOUT + RUN_SLACK
             if time.monotonic() - started > limit:
@@ -252,37 +151,39 @@ def _end_reaper(process: subprocess.Popen, signum: int, grace: float) -> None:
     process.wait()
 
 
-def _sweep_workers(run_dir: Path) -> None:
+def _sweep_workers(files: RunFiles) -> None:
     """As root, kill whatever the run's workers left under the uids pytest said it used.
 
     The grade's reaper has already killed every process the grade left that it could find; the
     uids also catch one that escaped it (a process that outlived a reaper killed as a last resort).
     """
-    sweep_workers((_read_json(run_dir / "sandbox.json") or {}).get("uids_used", []))
+    sweep_workers((_read_json(files.sandbox) or {}).get("uids_used", []))
 
 
-def _run_checks(kit: Kit, exercise: Exercise, run_dir: Path, settings: dict, started: float,
+def _run_checks(kit: Kit, exercise: Exercise, files: RunFiles, settings: dict, started: float,
                 collect_only: bool = False) -> tuple[dict, str | None, dict | None]:
     """Run (or only collect) the exercise's checks in a pytest subprocess under the outer limit.
 
     Returns the collected checks, why the run was stopped (or None), and pytest-json-report's raw
     report (None if pytest wrote none). A check file that cannot be collected is a KitError.
     """
-    checks_dir = run_dir / "pytest" / "checks"
+    checks_dir = files.pytest_root / "checks"
     checks_dir.mkdir(parents=True)
-    for path in exercise.checks_dir.glob("*.py"):
+    # The checks, their own helpers, and the shared helpers they import, side by side as pytest imports them.
+    own = sorted(exercise.checks_dir.glob("*.py"))
+    for path in [*own, *exercise.check_helpers(own)]:
         shutil.copyfile(path, checks_dir / path.name)
-    (run_dir / "pytest" / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
+    (files.pytest_root / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
     check_files = [checks_dir / path.name for path in exercise.check_files()]
     if not check_files:
         raise KitError(f"{exercise.checks_dir}: no test_*.py check files")
     config = {
         "module": exercise.module, "functions": list(exercise.functions),
         "call_timeout": exercise.call_timeout, "check_timeout": exercise.check_timeout,
-        "memory_mb": exercise.memory_mb, "cpu_slack": CPU_SLACK, "run_dir": str(run_dir),
+        "memory_mb": exercise.memory_mb, "cpu_slack": CPU_SLACK, "run_dir": str(files.folder),
         "public_file": PUBLIC_CHECKS, **settings,
     }
-    (run_dir / "config.json").write_text(json.dumps(config), encoding="utf-8")
+    files.config.write_text(json.dumps(config), encoding="utf-8")
     protect_secrets(kit)
     # pytest writes long "Full diff" explanations (difflib, slow on big values) when it sees CI or
     # BUILD_NUMBER set; a report must not depend on where it was graded, so they are left out.
@@ -293,33 +194,33 @@ def _run_checks(kit: Kit, exercise: Exercise, run_dir: Path, settings: dict, sta
     env.update(PYTEST_DISABLE_PLUGIN_AUTOLOAD="1",
                # pytest prints some differences in set order; the same seed must give the same report.
                PYTHONHASHSEED=str(int(settings["seed"]) % 2**32))
-    command = _pytest_command(run_dir, exercise, check_files) + (["--collect-only"] if collect_only else [])
+    command = _pytest_command(files, exercise, check_files) + (["--collect-only"] if collect_only else [])
     # pytest runs under a reaper of this grade's own, which kills what the grade leaves behind and
     # nothing else; -I -S: it needs only the standard library. Its own session: the terminal's
     # Ctrl-C reaches only grade, which passes it on (see _end_reaper).
     command = [sys.executable, "-I", "-S", reaper.__file__, "--", *command]
-    with open(run_dir / "pytest.log", "wb") as log:
+    with open(files.log, "wb") as log:
         process = subprocess.Popen(
-            command, cwd=run_dir / "pytest", env=env,
+            command, cwd=files.pytest_root, env=env,
             stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
         )
         try:
-            fault = _wait_for_pytest(process, run_dir, started)
+            fault = _wait_for_pytest(process, files, started)
         except KeyboardInterrupt:
             # pytest gets SIGINT, so it closes its sandbox and says which uids it used.
             _end_reaper(process, signal.SIGINT, INTERRUPT_GRACE)
-            _sweep_workers(run_dir)
+            _sweep_workers(files)
             raise
-    _sweep_workers(run_dir)
-    collected = _read_json(run_dir / "collected.json")
+    _sweep_workers(files)
+    collected = _read_json(files.collected)
     if collected is not None and collected["errors"]:
         raise KitError(f"the checks could not be collected: {collected['errors'][0]}")
     if collected is None and fault is None:
-        log_lines = (run_dir / "pytest.log").read_text(errors="replace").strip().splitlines()
+        log_lines = files.log.read_text(errors="replace").strip().splitlines()
         detail = next((line for line in reversed(log_lines) if line.startswith(("E ", "ERROR"))), None)
         detail = detail or (log_lines[-1] if log_lines else f"pytest exited with {process.returncode}")
         raise KitError(f"{exercise.checks_dir}: the checks could not be collected: {detail.strip()}")
-    raw = _read_json(run_dir / "raw.json")
+    raw = _read_json(files.raw)
     if fault is None and raw is None and not collect_only:
         fault = f"the grading process exited with status {process.returncode} and wrote no results"
     if fault is None and process.returncode == PYTEST_INTERNAL_ERROR:
@@ -329,37 +230,37 @@ def _run_checks(kit: Kit, exercise: Exercise, run_dir: Path, settings: dict, sta
 
 def collect_checks(kit: Kit, exercise: Exercise) -> list[dict]:
     """The exercise's checks (name, visibility, points), collected without running anything."""
-    run_dir = Path(tempfile.mkdtemp(prefix="minimax-kit-collect-"))
+    files = RunFiles(Path(tempfile.mkdtemp(prefix="minimax-kit-collect-")))
     try:
-        collected, fault, _ = _run_checks(kit, exercise, run_dir, {"seed": 0, "source_dir": "",
+        collected, fault, _ = _run_checks(kit, exercise, files, {"seed": 0, "source_dir": "",
                                                                     "submission_error": None},
                                           time.monotonic(), collect_only=True)
         if fault:
             raise KitError(f"{exercise.checks_dir}: collecting the checks failed: {fault}")
         return collected["checks"]
     finally:
-        shutil.rmtree(run_dir, ignore_errors=True)
+        shutil.rmtree(files.folder, ignore_errors=True)
 
 
 def grade(kit: Kit, exercise: Exercise, submission: Submission, seed: int | None = None) -> dict:
     """Grade one submission of one exercise and return the native report."""
     started_at = datetime.now(timezone.utc)
     started = time.monotonic()
-    run_dir = Path(tempfile.mkdtemp(prefix="minimax-kit-run-"))
+    files = RunFiles(Path(tempfile.mkdtemp(prefix="minimax-kit-run-")))
     try:
-        source_dir = run_dir / "submission"
+        source_dir = files.submission
         submission_error = None
         try:
             prepare_submission(submission.path, exercise.module, source_dir)
             sha256 = hashlib.sha256((source_dir / exercise.module).read_bytes()).hexdigest()
-        except _SubmissionProblem as exc:
+        except SubmissionProblem as exc:
             submission_error = str(exc)
             sha256 = unusable_submission_sha256(submission.path)
         if seed is None:
             seed = derive_seed(exercise.id, sha256 or "")
         settings = {"seed": seed, "source_dir": str(source_dir), "submission_error": submission_error}
-        collected, fault, raw = _run_checks(kit, exercise, run_dir, settings, started)
-        sandbox_info = _read_json(run_dir / "sandbox.json") or {}
+        collected, fault, raw = _run_checks(kit, exercise, files, settings, started)
+        sandbox_info = _read_json(files.sandbox) or {}
         return scoring.build_report(
             exercise={"id": exercise.id, "slug": exercise.slug, "title": exercise.title},
             submission={"path": submission.shown_as, "sha256": sha256},
@@ -373,4 +274,31 @@ def grade(kit: Kit, exercise: Exercise, submission: Submission, seed: int | None
             call_timeout=exercise.call_timeout,
         )
     finally:
-        shutil.rmtree(run_dir, ignore_errors=True)
+        shutil.rmtree(files.folder, ignore_errors=True)
+
+
+def default_jobs() -> int:
+    """How many grades run side by side unless told: one per CPU this process may use.
+
+    Each grading process claims a CPU of its own (isolation.CpuLease), so more would only queue.
+    """
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
+def in_parallel(function: Callable[[T], R], items: list[T], jobs: int | None = None,
+                done: Callable[[], None] | None = None) -> list[R]:
+    """`function` over `items`, `jobs` at a time (default_jobs() if None), as threads of this process.
+
+    Results come back in the order of `items`; `done` is called as each one finishes (a progress
+    bar). Each grade runs in processes of its own under its own reaper, so threads are enough.
+    """
+    from concurrent.futures import ThreadPoolExecutor, as_completed
+
+    results: list = [None] * len(items)
+    with ThreadPoolExecutor(max_workers=max(1, min(jobs or default_jobs(), len(items) or 1))) as pool:
+        futures = {pool.submit(function, item): index for index, item in enumerate(items)}
+        for future in as_completed(futures):
+            results[futures[future]] = future.result()
+            if done is not None:
+                done()
+    return results

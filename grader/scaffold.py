@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from grader.catalog import EXERCISE_DIR, Kit, KitError
+from grader.catalog import EXERCISE_DIR, ID_RANGE, LONGER_ID, Kit, KitError
 
 _TOML = '''format_version = 1
 id = "{id}"
@@ -113,6 +113,8 @@ def solve(n):
 def scaffold(kit: Kit, ex_id: str, slug: str, title: str) -> list[Path]:
     """Create exercises/<id>_<slug>/ and solutions/<id>_<slug>/; return the files written."""
     name = f"{ex_id}_{slug}"
+    if LONGER_ID.match(ex_id):
+        raise KitError(f"new exercise {ex_id!r}: {ID_RANGE}; the kit has room for 99")
     if not EXERCISE_DIR.match(name):
         raise KitError(f"new exercise {ex_id!r} {slug!r}: the id must look like ex10 and the slug like "
                        "alpha_beta (lowercase letters, digits and underscores)")

@@ -6,6 +6,9 @@ import platform
 import sys
 
 from grader import __version__
+from grader.failures import FailureKind
+from grader.outcomes import Outcome, Status, roll_up
+from grader.wire import truncate
 
 SCHEMA_VERSION = 1
 STAGES = ("setup", "call", "teardown")
@@ -13,18 +16,16 @@ STAGES = ("setup", "call", "teardown")
 MESSAGE_CAP = 2000
 
 
-def cap(text: str | None, limit: int = MESSAGE_CAP) -> str | None:
-    """Shorten a report text to `limit` characters, saying that it was cut."""
-    if text is None or len(text) <= limit:
-        return text
-    return text[: limit - 16] + " [... truncated]"
+def cap(text: str | None) -> str | None:
+    """A report text cut to MESSAGE_CAP characters, saying that it was cut."""
+    return truncate(text, MESSAGE_CAP)
 
 
 def check_passed(raw_test: dict | None) -> bool:
     """A check passed only if pytest-json-report recorded a pass for setup, call and teardown."""
     if not raw_test:
         return False
-    return all((raw_test.get(stage) or {}).get("outcome") == "passed" for stage in STAGES)
+    return all((raw_test.get(stage) or {}).get("outcome") == Outcome.PASSED for stage in STAGES)
 
 
 def _feedback(raw_test: dict | None) -> dict | None:
@@ -39,33 +40,35 @@ def _duration(raw_test: dict | None) -> float:
     return round(sum((raw_test or {}).get(stage, {}).get("duration", 0.0) for stage in STAGES), 4)
 
 
-def score_check(check: dict, raw_test: dict | None, blocked: str | None) -> dict:
-    """One check's entry in the report; `blocked` says why nothing could count (e.g. no import)."""
+def score_check(check: dict, raw_test: dict | None, blocked: tuple[FailureKind, str] | None) -> dict:
+    """One check's entry in the report; `blocked` says why nothing could count (e.g. no import), and in words."""
     entry = {
         "id": check["id"],
         "name": check["name"],
         "visibility": check["visibility"],
-        "outcome": "error",
+        "outcome": str(Outcome.ERROR),
         "score": 0.0,
         "max_score": float(check["points"]),
         "message": None,
+        "failure": None,
         "output": None,
         "duration_s": _duration(raw_test),
         "code": check.get("code"),
     }
     feedback = _feedback(raw_test)
     if blocked is not None:
-        entry["message"] = cap(blocked)
+        entry.update(message=cap(blocked[1]), failure={"kind": str(blocked[0])})
     elif feedback is None:
-        entry["message"] = "this check did not finish, so it scores 0"
+        entry.update(message="this check did not finish, so it scores 0", failure={"kind": str(FailureKind.ERROR)})
     else:
-        entry.update(outcome=feedback.get("outcome", "error"), message=cap(feedback.get("message")),
-                     output=cap(feedback.get("output")))
-        if check_passed(raw_test) and entry["outcome"] == "passed":
+        entry.update(outcome=feedback.get("outcome", str(Outcome.ERROR)), message=cap(feedback.get("message")),
+                     output=cap(feedback.get("output")), failure=feedback.get("failure"))
+        if check_passed(raw_test) and entry["outcome"] == Outcome.PASSED:
             entry["score"] = entry["max_score"]
-        elif entry["outcome"] == "passed":
+        elif entry["outcome"] == Outcome.PASSED:
             # The plugin saw no exception, yet pytest did not record a pass (a skip, say).
-            entry.update(outcome="failed", message=entry["message"] or "this check did not pass")
+            entry.update(outcome=str(Outcome.FAILED), message=entry["message"] or "this check did not pass",
+                         failure={"kind": str(FailureKind.ERROR)})
     return entry
 
 
@@ -76,9 +79,9 @@ def build_report(*, exercise: dict, submission: dict, seed: int, collected: list
     raw_tests = {test.get("nodeid"): test for test in (raw or {}).get("tests", [])}
     import_error = sandbox.get("import_error")
     if import_error:
-        blocked = f"not run: {import_error}"
+        blocked = (FailureKind.IMPORT, f"not run: {import_error}")
     elif fault:
-        blocked = f"not counted: {fault}"
+        blocked = (FailureKind.ERROR, f"not counted: {fault}")
     else:
         blocked = None
     ordered = sorted(collected, key=lambda check: check["visibility"] != "public")
@@ -87,10 +90,10 @@ def build_report(*, exercise: dict, submission: dict, seed: int, collected: list
     max_score = sum((test["max_score"] for test in tests), 0.0)
     missing = sandbox.get("missing_functions") or []
     if import_error or fault or not tests:
-        status = "error"
+        status = Status.ERROR
         message = import_error or fault or "no checks were collected"
     else:
-        status = "pass" if all(test["score"] == test["max_score"] for test in tests) else "fail"
+        status = Status.PASS if all(test["score"] == test["max_score"] for test in tests) else Status.FAIL
         message = f"{submission['path']} does not define: {', '.join(missing)}" if missing else None
     environment = {
         "python": platform.python_version(),
@@ -103,7 +106,7 @@ def build_report(*, exercise: dict, submission: dict, seed: int, collected: list
         "exercise": exercise,
         "submission": submission,
         "seed": seed,
-        "status": status,
+        "status": str(status),
         "score": round(score, 4),
         "max_score": round(max_score, 4),
         "message": cap(message),
@@ -120,7 +123,7 @@ def summarize(reports: list[dict]) -> dict:
     return {
         "schema_version": SCHEMA_VERSION,
         "kit": {"name": "minimax-kit", "version": __version__},
-        "status": "error" if "error" in statuses else "fail" if "fail" in statuses or not reports else "pass",
+        "status": str(roll_up(statuses)),
         "score": round(sum((report["score"] for report in reports), 0.0), 4),
         "max_score": round(sum((report["max_score"] for report in reports), 0.0), 4),
         "exercises": reports,

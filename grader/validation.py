@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import ast
-import os
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from grader.catalog import Exercise, Kit
-from grader.runner import Submission, grade
+from grader.outcomes import Status
+from grader.runner import grade, in_parallel
+from grader.submission import Submission
 
 # Random checks must catch every wrong solution whatever the seed; a few fixed seeds stand in for "any".
 DEFAULT_SEEDS = (1, 2, 20261129)
@@ -92,18 +92,17 @@ def check_exercise(kit: Kit, exercise: Exercise, seeds=DEFAULT_SEEDS, jobs: int 
         kind, path, seed = job
         return job, grade(kit, exercise, Submission(path, path.name), seed=seed)
 
-    with ThreadPoolExecutor(max_workers=jobs or os.cpu_count() or 1) as pool:
-        outcomes = list(pool.map(run, runs))
+    outcomes = in_parallel(run, runs, jobs)
     for (kind, path, seed), report in outcomes:
         shown = path.relative_to(kit.root)
-        if kind in ("reference", "alt") and report["status"] != "pass":
+        if kind in ("reference", "alt") and report["status"] != Status.PASS:
             problems = "; ".join(_lost(report)) or report["message"]
             result.problems.append(f"{shown} must get full marks but scored "
                                    f"{report['score']:g}/{report['max_score']:g}: {problems}")
         elif kind == "stub":
             if exercise.stub_may_score is None and report["score"] > 0:
                 result.problems.append(f"{shown}: the untouched stub must score 0 but scored {report['score']:g}")
-            elif report["status"] == "pass":
+            elif report["status"] == Status.PASS:
                 result.problems.append(f"{shown}: the untouched stub passes every check")
             result.facts.append(f"stub {report['score']:g}/{report['max_score']:g}")
         elif kind == "wrong" and report["score"] >= report["max_score"]:

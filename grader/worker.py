@@ -1,236 +1,27 @@
 """The sandbox worker: imports the student's module once and serves calls over two pipes.
 
 This file runs as its own script, under the worker's interpreter and (as root) an unprivileged
-uid, so it imports only the standard library and nothing from the kit. The grading side imports
-the wire format from here too, so both ends share one definition.
-
-Wire format: every message is a 4-byte big-endian length, then UTF-8 JSON. Values are encoded so
-that they round-trip exactly: lists stay JSON arrays, a tuple becomes {"tuple": [...]}, and a dict
-becomes {"dict": [[key, value], ...]}. Because every real dict is wrapped, a JSON object is always
-a tag, so student data can never be mistaken for one.
+uid, so it imports only the standard library, and the wire format from the copy of wire.py that
+the grading side puts next to it.
 """
 
 import json
 import opcode
 import os
-import struct
 import sys
 import types
 
-HEADER = struct.Struct(">I")
-# A 10^5-leaf tree is about 2 MB of JSON; 32 MiB leaves room for bigger answers and still bounds
-# what one message can make the grading process allocate.
-MAX_MESSAGE_BYTES = 32 * 2**20
-# ex03's trees are about 200 levels deep; 1,500 leaves room while keeping decoding bounded.
-MAX_DEPTH = 1500
-# Containers and scalars in one value: bounds the work of encoding a huge or cyclic-looking answer.
-MAX_ITEMS = 2_000_000
-# A returned generator is drained to a list of at most this many items.
-MAX_GENERATOR_ITEMS = 100_000
-# Student stdout/stderr kept per call; the rest is reported as truncated.
-OUTPUT_CAP = 64 * 1024
-# Lines of the student's traceback and characters of an exception message sent back.
-MAX_TRACE_LINES = 20
-MAX_TEXT = 2000
-# json's C code recurses once per JSON level and obeys the recursion limit; a dict's tag makes
-# three JSON levels of one value level (object, list of pairs, pair).
-_WIRE_RECURSION_LIMIT = 3 * MAX_DEPTH + 500
+if __package__:  # imported as grader.worker (the kit's tests)
+    from grader import wire
+else:
+    # Run as a script, with wire.py beside it. Loaded by its path: -P keeps this folder off
+    # sys.path, and as a worker uid the folder cannot even be listed (mode 0711), only opened.
+    import importlib.util
 
-
-class WireError(Exception):
-    """A value that cannot cross the sandbox boundary."""
-
-
-_PLAIN = {
-    dict: "a plain dict",
-    list: "a plain list",
-    tuple: "a plain tuple",
-    int: "a plain int",
-    float: "a plain float",
-    str: "a plain str",
-    set: "a list or tuple",
-    frozenset: "a list or tuple",
-}
-
-
-def _article(name):
-    """A type name with its article: "a set", "an int"."""
-    return f"{'an' if name[:1].lower() in 'aeiou' else 'a'} {name}"
-
-
-def _suggestion(value):
-    """How to say what to return instead of an unsupported value."""
-    for base, words in _PLAIN.items():
-        if isinstance(value, base):
-            return words
-    return "only None, bool, int, float, str, list, tuple and dict with str keys"
-
-
-# The exact types a value may hold besides lists, tuples and dicts (subclasses are refused).
-_SCALARS = frozenset({type(None), bool, int, float, str})
-
-
-class _Encoder:
-    """Turns a plain value into its JSON-ready wire form, checking exact types.
-
-    It walks the value with its own stack rather than by recursion: CPython 3.11 slows down badly
-    when a recursion keeps crossing certain depths, which deep game trees do many times over.
-    """
-
-    def __init__(self):
-        self.items = 0
-
-    def _count(self, items, depth):
-        """Count `items` more items at `depth`, within the limits on size and nesting."""
-        self.items += items
-        if self.items > MAX_ITEMS:
-            raise WireError(f"a value too large (more than {MAX_ITEMS:,} items)")
-        if items and depth > MAX_DEPTH:
-            raise WireError(f"a value nested more than {MAX_DEPTH} levels deep")
-
-    def encode(self, value):
-        root = [None]
-        stack = [(value, 0, root, 0)]
-        while stack:
-            value, depth, target, slot = stack.pop()
-            self._count(1, depth)
-            kind = type(value)
-            if kind in _SCALARS:  # an int over 4,300 digits fails in json, and dumps says why
-                target[slot] = value
-            elif (kind is list or kind is tuple) and _SCALARS.issuperset(map(type, value)):
-                # Scalars only, as in the leaf lists that make up most of a game tree: copied whole, at
-                # C speed, with the same checks the walk makes item by item.
-                self._count(len(value), depth + 1)
-                target[slot] = list(value) if kind is list else {"tuple": list(value)}
-            elif kind is list or kind is tuple:
-                out = [None] * len(value)
-                target[slot] = out if kind is list else {"tuple": out}
-                stack.extend((item, depth + 1, out, index) for index, item in enumerate(value))
-            elif kind is dict:
-                pairs, scalars = [], 0
-                for key, item in value.items():
-                    if type(key) is not str:
-                        raise WireError(f"a dict with {_article(type(key).__name__)} key; use str keys")
-                    pair = [key, item]
-                    pairs.append(pair)
-                    if type(item) in _SCALARS:  # settled here, without a trip through the stack
-                        scalars += 1
-                    else:
-                        stack.append((item, depth + 1, pair, 1))
-                self._count(scalars, depth + 1)
-                target[slot] = {"dict": pairs}
-            else:
-                # The envelope is level 0 and the returned value level 1; deeper means "inside" the value.
-                named = _article(kind.__name__)
-                where = named if depth <= 1 else f"a value containing {named}"
-                raise WireError(f"{where}; return {_suggestion(value)}")
-        return root[0]
-
-
-def _drain(generator):
-    """A returned generator, drained to a list (running student code, so inside the call)."""
-    drained = []
-    for item in generator:
-        if len(drained) >= MAX_GENERATOR_ITEMS:
-            raise WireError(f"a generator of more than {MAX_GENERATOR_ITEMS:,} items")
-        drained.append(item)
-    return drained
-
-
-class _RecursionRoom:
-    """Raise the recursion limit while json walks a deep value, then put it back."""
-
-    def __enter__(self):
-        self.saved = sys.getrecursionlimit()
-        sys.setrecursionlimit(max(self.saved, _WIRE_RECURSION_LIMIT + len(_frames())))
-
-    def __exit__(self, *exc_info):
-        sys.setrecursionlimit(self.saved)
-
-
-def _frames():
-    """The current Python frames (to size the recursion allowance)."""
-    frame, frames = sys._getframe(), []
-    while frame is not None:
-        frames.append(frame)
-        frame = frame.f_back
-    return frames
-
-
-def _decode_tag(obj):
-    """json object_hook: every JSON object on the wire is a tuple or dict tag."""
-    if len(obj) == 1:
-        if type(obj.get("tuple")) is list:
-            return tuple(obj["tuple"])
-        pairs = obj.get("dict")
-        if type(pairs) is list and all(type(p) is list and len(p) == 2 and type(p[0]) is str for p in pairs):
-            return dict(pairs)
-    raise WireError("a message holds an object that is not a wire tag")
-
-
-# Built once: json.dumps and json.loads with options build a new coder on every call.
-_JSON_ENCODER = json.JSONEncoder(separators=(",", ":"))
-_JSON_DECODER = json.JSONDecoder(object_hook=_decode_tag)
-# json needs no extra recursion room for a small message, even deep inside pytest: a text nests at
-# most one level per byte, and a value at most three JSON levels per item. Small calls skip the
-# cost of making room.
-_SHALLOW_BYTES = 300
-_SHALLOW_ITEMS = 100
-
-
-def dumps(message):
-    """Encode a message of plain values, with its length prefix; raise WireError if it cannot cross."""
-    encoder = _Encoder()
-    wire_form = encoder.encode(message)
-    try:
-        if encoder.items <= _SHALLOW_ITEMS:
-            body = _JSON_ENCODER.encode(wire_form).encode("utf-8")
-        else:
-            with _RecursionRoom():
-                body = _JSON_ENCODER.encode(wire_form).encode("utf-8")
-    except ValueError:  # the only one json raises here: Python prints no integer over 4,300 digits
-        raise WireError("a value containing an integer with more than 4,300 digits; "
-                        "return a smaller number or a str") from None
-    if len(body) > MAX_MESSAGE_BYTES:
-        raise WireError(f"a value too large ({len(body):,} bytes of JSON; the limit is {MAX_MESSAGE_BYTES:,})")
-    return HEADER.pack(len(body)) + body
-
-
-def loads(body):
-    """Parse a message body; tags in it come back as tuples and dicts."""
-    try:
-        text = body.decode("utf-8")
-        if len(body) <= _SHALLOW_BYTES:
-            return _JSON_DECODER.decode(text)
-        with _RecursionRoom():
-            return _JSON_DECODER.decode(text)
-    except (ValueError, RecursionError) as exc:
-        raise WireError(f"malformed message: {exc}") from None
-
-
-def _read_exactly(fd, size):
-    chunks, remaining = [], size
-    while remaining:
-        chunk = os.read(fd, min(remaining, 1 << 20))
-        if not chunk:
-            raise EOFError
-        chunks.append(chunk)
-        remaining -= len(chunk)
-    return b"".join(chunks)
-
-
-def _write_all(fd, data):
-    view = memoryview(data)
-    while view:
-        view = view[os.write(fd, view):]
-
-
-# ---------------------------------------------------------------------------------------------
-# The serving side, run only inside the worker process.
-
-
-def _cap(text, limit=MAX_TEXT):
-    return text if len(text) <= limit else text[:limit] + " [... truncated]"
+    _spec = importlib.util.spec_from_file_location("wire", os.path.join(os.path.dirname(__file__), "wire.py"))
+    wire = importlib.util.module_from_spec(_spec)
+    sys.modules["wire"] = wire
+    _spec.loader.exec_module(wire)
 
 
 def _safe_str(exc):
@@ -239,7 +30,7 @@ def _safe_str(exc):
         text = str(exc)
     except BaseException:  # the student's __str__ may raise anything; the worker must answer anyway
         return "<the exception's message could not be printed>"
-    return _cap(text) if type(text) is str else ""
+    return wire.truncate(text, wire.MAX_TEXT) if type(text) is str else ""
 
 
 def _describe_exception(exc, module_path):
@@ -258,12 +49,12 @@ def _describe_exception(exc, module_path):
     if isinstance(exc, SyntaxError) and exc.filename and os.path.realpath(exc.filename) == module_path:
         lines.append([exc.lineno or 0, "<module>"])
     return {
-        "type": _cap(kind.__name__, 200),
+        "type": wire.truncate(kind.__name__, 200),
         "builtins": builtin_chain,
         "is_exception": isinstance(exc, Exception),
         # A SyntaxError's str() repeats the file and line, which the grading side prints anyway.
-        "message": _cap(str(exc.msg)) if isinstance(exc, SyntaxError) else _safe_str(exc),
-        "lines": lines[-MAX_TRACE_LINES:],
+        "message": wire.truncate(str(exc.msg), wire.MAX_TEXT) if isinstance(exc, SyntaxError) else _safe_str(exc),
+        "lines": lines[-wire.MAX_TRACE_LINES:],
     }
 
 
@@ -306,12 +97,12 @@ class _Output:
         for name, fd in self.fds.items():
             try:
                 size = os.fstat(fd).st_size
-                data = os.pread(fd, OUTPUT_CAP, 0) if size else b""
+                data = os.pread(fd, wire.OUTPUT_CAP, 0) if size else b""
             except OSError:
                 size, data = 0, b""
             self.written = self.written or size > 0
             text = data.decode("utf-8", "replace")
-            if size > OUTPUT_CAP:
+            if size > wire.OUTPUT_CAP:
                 text += "\n[... truncated]"
             captured[name] = text
         return captured
@@ -378,8 +169,6 @@ def _import_student(module_name, folder, module_path):
 # failed, never a score; student code can reach the recorder through the lists it is given and
 # forge entries, which can mislead only that text about its own call.
 
-# A trace longer than this is cut off (and says so): enough for any tree a public check draws.
-MAX_TRACE_READS = 100_000
 # Turning a traced call's answer back into plain lists recurses; this stays well inside the
 # interpreter's recursion limit, and such answers come from small trees.
 MAX_TRACED_DEPTH = 400
@@ -408,7 +197,7 @@ class _Recorder:
         paths = node._paths
         if self.mutated or self.truncated or paths is None:
             return
-        if len(self.reads) >= MAX_TRACE_READS:
+        if len(self.reads) >= wire.MAX_TRACE_READS:
             self.truncated = True
             return
         index = range(len(paths))[index]
@@ -526,7 +315,7 @@ def _traced_tree(tree, recorder):
 def _untraced(value, depth=0):
     """`value` with every traced list turned back into a plain one, so the answer crosses as usual."""
     if depth > MAX_TRACED_DEPTH:
-        raise WireError(f"a traced call's answer nested more than {MAX_TRACED_DEPTH} levels deep")
+        raise wire.WireError(f"a traced call's answer nested more than {MAX_TRACED_DEPTH} levels deep")
     kind = type(value)
     if kind is _TracedList or kind is list:
         return [_untraced(item, depth + 1) for item in list.__iter__(value)]
@@ -556,11 +345,12 @@ def _serve(request_fd, reply_fd, settings):
     output = _Output(folder)
 
     def reply(message):
-        _write_all(reply_fd, dumps(message))
+        wire.write_all(reply_fd, wire.dumps(message))
 
     # The grader may start a worker ahead of need. It says go once this process is in its memory
     # cgroup, with the limits known only by then (the CPU backstop); only then may student code run.
-    go = loads(_read_exactly(request_fd, HEADER.unpack(_read_exactly(request_fd, HEADER.size))[0]))
+    size = wire.HEADER.unpack(wire.read_exactly(request_fd, wire.HEADER.size))[0]
+    go = wire.loads(wire.read_exactly(request_fd, size))
     held.update(_apply_limits(go["limits"]))
     # Facts about the worker go out before any student code runs, so that no student can forge them.
     reply({"kind": "hello", "python": sys.version.split()[0], "limits": held})
@@ -574,8 +364,8 @@ def _serve(request_fd, reply_fd, settings):
 
     while True:
         try:
-            size = HEADER.unpack(_read_exactly(request_fd, HEADER.size))[0]
-            request = loads(_read_exactly(request_fd, size))
+            size = wire.HEADER.unpack(wire.read_exactly(request_fd, wire.HEADER.size))[0]
+            request = wire.loads(wire.read_exactly(request_fd, size))
         except EOFError:
             return
         output.reset()
@@ -589,10 +379,10 @@ def _serve(request_fd, reply_fd, settings):
         try:
             result = function(*args, **kwargs)
             if type(result) is types.GeneratorType:
-                result = _drain(result)
+                result = wire.drain(result)
             if recorder is not None:
                 result = _untraced(result)
-        except WireError as exc:
+        except wire.WireError as exc:
             reply({"kind": "bad_value", "problem": str(exc), "output": output.collect()})
             continue
         except BaseException as exc:  # SystemExit and KeyboardInterrupt end only this call
@@ -607,13 +397,13 @@ def _serve(request_fd, reply_fd, settings):
         if request["observe"]:
             message["args"], message["kwargs"] = args, kwargs
         try:
-            encoded = dumps(message)
-        except WireError as exc:
-            encoded = dumps({"kind": "bad_value", "problem": str(exc), "output": captured})
+            encoded = wire.dumps(message)
+        except wire.WireError as exc:
+            encoded = wire.dumps({"kind": "bad_value", "problem": str(exc), "output": captured})
         except BaseException:  # an odd metaclass can run student code even while types are checked
             problem = "a value that could not be encoded; return plain values"
-            encoded = dumps({"kind": "bad_value", "problem": problem, "output": captured})
-        _write_all(reply_fd, encoded)
+            encoded = wire.dumps({"kind": "bad_value", "problem": problem, "output": captured})
+        wire.write_all(reply_fd, encoded)
 
 
 def main():

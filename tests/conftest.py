@@ -22,7 +22,7 @@ GRADE = [sys.executable, "-m", "grader.cli"]
 def memory_cgroups_work() -> bool:
     """Whether this machine lets the grader give a worker a memory cgroup: root, a mounted memory
     controller, and the right to make a group under this process's own (tried, then undone)."""
-    from grader.sandbox import MemoryCgroup, own_memory_cgroup
+    from grader.isolation import MemoryCgroup, own_memory_cgroup
 
     parent = own_memory_cgroup() if os.geteuid() == 0 else None
     if parent is None:

@@ -109,7 +109,6 @@ def test_derived_paths_and_names(tmp_path):
     folder = write_toml(tmp_path)
     ex = load_exercise(folder)
     assert ex.name == "ex07_sample"
-    assert ex.module_name == "sample"
     assert ex.stub_path == folder / "sample.py"
     assert ex.checks_dir == folder / "checks"
     assert ex.solution_dir(tmp_path) == tmp_path / "solutions" / "ex07_sample"
@@ -333,3 +332,17 @@ def test_check_files_put_the_public_file_first(tmp_path):
     for name in ("test_zeta.py", "test_hidden.py", "test_public.py", "test_a_extra.py", "helpers.py"):
         (ex.checks_dir / name).write_text("", encoding="utf-8")
     assert [p.name for p in ex.check_files()] == ["test_public.py", "test_a_extra.py", "test_hidden.py", "test_zeta.py"]
+
+
+def test_an_exercise_id_past_ex99_is_refused_with_the_range(toy_kit):
+    (toy_kit.root / "exercises" / "ex100_overflow").mkdir()
+    with pytest.raises(KitError, match=r"ex100_overflow: exercise ids run from ex01 to ex99"):
+        toy_kit.exercises()
+
+
+def test_grade_new_refuses_an_id_past_ex99(toy_kit):
+    from grader.scaffold import scaffold
+
+    with pytest.raises(KitError, match=r"new exercise 'ex100': exercise ids run from ex01 to ex99"):
+        scaffold(toy_kit, "ex100", "overflow", "Overflow")
+    assert not (toy_kit.root / "exercises" / "ex100_overflow").exists()

@@ -227,10 +227,10 @@ def test_grade_check_usage_errors(toy_kit):
 
 def test_weakened_isolation_is_said_on_stderr_too(toy_kit, monkeypatch, capsys):
     """If no interpreter the worker uid can run exists, the report says so, and so does stderr."""
-    from grader import cli, runner, sandbox
+    from grader import cli, isolation, runner
 
-    monkeypatch.setattr(sandbox, "_readable_by_other", lambda path: False)
-    interpreter, warning = sandbox.choose_interpreter(drop_privileges=True)
+    monkeypatch.setattr(isolation, "_readable_by_other", lambda path: False)
+    interpreter, warning = isolation.choose_interpreter(drop_privileges=True)
     assert interpreter == sys.executable and "hidden checks are NOT protected" in warning
     real_grade = runner.grade
 
@@ -511,3 +511,38 @@ def test_native_windows_gets_one_line_pointing_to_wsl(args):
     assert result.stdout == ""
     assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr, result.stderr
     assert "not supported" in result.stderr and "WSL" in result.stderr
+
+
+COMMAND_NAMES = ("hint", "play", "check", "new", "export", "batch")
+
+
+def test_grade_help_lists_every_command_with_one_line_each():
+    result = run_grade("--help", cwd=REPO)
+    assert result.returncode == 0
+    listed = [line.split()[0] for line in result.stdout.split("commands (grade COMMAND --help for each):")[1]
+              .strip().splitlines()]
+    assert listed == list(COMMAND_NAMES)
+
+
+@pytest.mark.parametrize("command", COMMAND_NAMES)
+def test_each_command_has_its_own_help(command):
+    result = run_grade(command, "--help", cwd=REPO)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith(f"usage: grade {command} ")
+    assert "--kit DIR" in result.stdout
+
+
+@pytest.mark.parametrize("args, words", [
+    (["hint"], "the following arguments are required: exercise"),
+    (["play", "--first", "nobody"], "argument --first: invalid choice: 'nobody'"),
+    (["check", "--all", "--jobs", "0"], "argument --jobs: expected a number >= 1, got 0"),
+    (["new", "ex10"], "the following arguments are required: slug, title"),
+    (["export", "--bogus"], "unrecognized arguments: --bogus"),
+    (["batch", "somewhere"], "the following arguments are required: --out"),
+    (["ex04", "--seed", "-1"], "argument --seed: expected a number >= 0, got -1"),
+])
+def test_bad_arguments_to_any_command_are_one_line_and_exit_2(args, words):
+    result = run_grade(*args, cwd=REPO)
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert result.stderr.count("\n") == 1 and words in result.stderr, result.stderr
+    assert result.stdout == ""

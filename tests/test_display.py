@@ -20,47 +20,53 @@ def render(print_to, *args) -> str:
     return out.getvalue()
 
 
-@pytest.mark.parametrize("message, words", [
-    ("the worker crashed during best_move: killed by SIGKILL: killed (a resource limit, or another process)",
+@pytest.mark.parametrize("failure, words", [
+    ({"kind": "crash", "call": "best_move", "signal": "SIGKILL"},
      ("the process running your code was killed (SIGKILL) during best_move: a limit of the sandbox or another "
       "process stopped it")),
-    ("the worker crashed during solve: killed by SIGXCPU: CPU time limit exceeded",
+    ({"kind": "crash", "call": "solve", "signal": "SIGXCPU"},
      ("the process running your code used up its CPU time (SIGXCPU) during solve: a search that never ends, "
       "or one far too slow")),
-    ("the worker crashed during solve: killed by SIGXFSZ: file size limit exceeded (too much output?)",
+    ({"kind": "crash", "call": "solve", "signal": "SIGXFSZ"},
      ("the process running your code wrote more than the file size limit allows (SIGXFSZ) during solve: "
       "too much output?")),
-    ("the worker crashed during solve: killed by SIGABRT: aborted",
-     "the process running your code crashed during solve: killed by SIGABRT: aborted"),
-    ("the worker crashed during solve: exited with status 7 (os._exit, or a crash of the interpreter)",
+    ({"kind": "crash", "call": "solve", "signal": "SIGABRT"},
+     "the process running your code crashed during solve: killed by SIGABRT"),
+    ({"kind": "exit", "call": "solve", "exit_status": 7},
      ("the process running your code exited during solve (status 7): a call to os._exit, or a crash of the "
       "interpreter")),
-    ("the worker crashed during solve: the worker stopped answering",
-     "the process running your code crashed during solve: the worker stopped answering"),
-    ("the worker broke the channel during solve: a frame too long",
-     "the process running your code broke the channel during solve: a frame too long"),
+    ({"kind": "exit", "call": "solve"}, "your code ended the process it was running in (during solve)"),
+    ({"kind": "crash", "call": "solve"}, "the process running your code crashed during solve: it stopped answering"),
 ])
-def test_crash_messages_in_words(message, words):
-    assert display.crash_in_words(message, SANDBOX) == words
+def test_crash_messages_in_words(failure, words):
+    assert display.crash_in_words(failure, SANDBOX) == words
 
 
-def test_running_out_of_memory_is_said_by_the_sandbox_and_shown_as_it_is():
+def test_running_out_of_memory_is_said_with_its_limit():
     # With a memory cgroup the sandbox knows the kernel killed the worker for memory, and says so.
-    message = "best_move: the process running your code ran out of memory (limit 512 MB)"
-    assert display.crash_in_words(message, SANDBOX) == message
+    failure = {"kind": "memory", "call": "best_move", "limit_mb": 512}
+    assert (display.crash_in_words(failure, SANDBOX)
+            == "best_move: the process running your code ran out of memory (limit 512 MB)")
 
 
-@pytest.mark.parametrize("message, words", [
-    ("best_move did not return within 2 s", "best_move did not return within the 2 s allowed for one call"),
-    ("the check did not finish within 10 s", "the whole check did not finish within the 10 s it is allowed"),
-    ("something else timed out", "something else timed out"),
+def test_a_broken_channel_is_shown_as_the_report_says_it():
+    test = {"outcome": "crashed", "message": "the worker broke the channel during solve: a frame too long",
+            "failure": {"kind": "broken_channel", "call": "solve"}}
+    assert [line.plain for line in display.failure_lines(test, SANDBOX)] == [test["message"]]
+
+
+@pytest.mark.parametrize("failure, words", [
+    ({"kind": "timeout", "call": "best_move", "limit_s": 2.0},
+     "best_move did not return within the 2 s allowed for one call"),
+    ({"kind": "timeout", "limit_s": 10.0}, "the whole check did not finish within the 10 s it is allowed"),
 ])
-def test_timeouts_say_which_limit(message, words):
-    assert display.timeout_in_words(message) == words
+def test_timeouts_say_which_limit(failure, words):
+    assert display.timeout_in_words(failure) == words
 
 
 def test_hints_are_marked_and_memory_errors_explained():
-    test = {"outcome": "failed", "message": "your code raised MemoryError (m.py line 3)\nHint: use a memo."}
+    test = {"outcome": "failed", "message": "your code raised MemoryError (m.py line 3)\nHint: use a memo.",
+            "failure": {"kind": "raised", "call": "solve", "exception": "MemoryError"}}
     lines = [line.plain for line in display.failure_lines(test, SANDBOX)]
     assert lines == ["your code ran out of memory (limit 512 MB)", "your code raised MemoryError (m.py line 3)",
                      "Hint: use a memo."]

@@ -139,6 +139,7 @@ def test_no_module_the_handout_ships_from_a_checks_folder_holds_a_search(repo_ki
     shipped = [path for exercise in repo_kit.exercises()
                for path in (exercise.checks_dir / "test_public.py", *public_check_modules(exercise))]
     assert any(path.name == "tree_picture.py" for path in shipped)
+    assert any(path.name == "alpha_beta_picture.py" for path in shipped)  # the shared helper ships too
     for path in shipped:
         found = _searches_in(path.read_text(encoding="utf-8"))
         assert not found, f"{path.relative_to(REPO)} ships with the handout but holds a search: {found}"
@@ -159,6 +160,31 @@ def test_the_handout_installs_and_grades_the_public_checks(tmp_path):
     assert "hidden checks worth" in graded.stdout and "also run" in graded.stdout
     report = json.loads((handout / "reports" / "ex04.json").read_text())
     assert {test["visibility"] for test in report["tests"]} == {"public"}
+    # The shared check helper was copied into each exercise that imports it, and nowhere else, and
+    # the handout's public checks import it: a wrong answer's message holds the picture it draws.
+    assert not (handout / "exercises" / "shared_checks").exists()
+    for name in ("ex04_alpha_beta", "ex07_move_ordering"):
+        assert (handout / "exercises" / name / "checks" / "alpha_beta_picture.py").is_file()
+    wrong = tmp_path / "alpha_beta.py"
+    wrong.write_text("def minimax_with_pruning(node, maximizing, alpha=float('-inf'), beta=float('inf')):\n"
+                     "    return 4\n\n"
+                     "def best_counter_bid(tree):\n"
+                     "    return {'value': 4, 'nodes_visited': 9, 'nodes_pruned': 0, 'total_leaves': 9}\n")
+    graded = subprocess.run([str(venv / "bin" / "grade"), "ex04", "--submission", str(wrong), "--output", "-"],
+                            cwd=handout, capture_output=True, text=True, timeout=300)
+    messages = "\n".join(test["message"] or "" for test in json.loads(graded.stdout)["tests"])
+    assert "Alpha-beta on this tree looks at 8 of its 9 leaves and prunes 1." in messages, messages
+
+
+def test_the_gradescope_bundle_puts_shared_helpers_into_each_exercise_that_imports_them(repo_kit, tmp_path):
+    bundle = tmp_path / "autograder.zip"
+    assert run_grade("export", "--gradescope", str(bundle), cwd=REPO).returncode == 0
+    with zipfile.ZipFile(bundle) as archive:
+        names = set(archive.namelist())
+    assert {"exercises/ex04_alpha_beta/checks/alpha_beta_picture.py",
+            "exercises/ex07_move_ordering/checks/alpha_beta_picture.py"} <= names
+    assert not any(name.startswith("exercises/shared_checks/") for name in names)
+    assert "exercises/ex01_simple_nim/checks/alpha_beta_picture.py" not in names
 
 
 def test_export_usage_errors(toy_kit, tmp_path):

@@ -31,13 +31,9 @@ from pathlib import Path
 import pytest
 
 from grader.runner import Submission, grade
-from grader.sandbox import (
-    ImportFailed,
-    MissingFunction,
-    Sandbox,
-    SandboxSettings,
-    StudentFailure,
-)
+from grader.failures import FailureKind, ImportFailed, StudentFailure, StudentRaised
+from grader.outcomes import Outcome
+from grader.sandbox import Sandbox, SandboxSettings
 from tests.fuzz.compile_check import compile_error
 from tests.fuzz.oracle import FUNCTIONS, MODULE, Expected, expect, worker_compile_errors
 from tests.fuzz.submissions import GENERATORS, Case, all_cases, make_case
@@ -181,12 +177,10 @@ def probe(box: Sandbox) -> dict:
     for name, (args, _) in PROBES.items():
         try:
             results[name] = box.call(name, args, {}, timeout=CALL_TIMEOUT).value
-        except StudentFailure as exc:
+        except (StudentFailure, StudentRaised) as exc:  # a student's exception is rebuilt as a marked built-in
             results[name] = exc
-        except Exception as exc:  # a student's exception, rebuilt as a built-in one, carries student_error
-            if getattr(exc, "student_error", None) is None:
-                raise GraderCrashed(f"calling {name} raised {exc!r}, which is no student failure") from exc
-            results[name] = exc
+        except Exception as exc:
+            raise GraderCrashed(f"calling {name} raised {exc!r}, which is no student failure") from exc
     return results
 
 
@@ -194,7 +188,7 @@ def assert_outcomes_clear(results: dict) -> None:
     """Every failure is of a known kind, with one clear line for public and for hidden checks."""
     if "import" in results:
         failure = results["import"]
-        assert failure.outcome == "error"
+        assert failure.failure.outcome is Outcome.ERROR
         assert_clear(failure.message, "the import error")
         return
     for name, result in results.items():
@@ -204,7 +198,7 @@ def assert_outcomes_clear(results: dict) -> None:
         elif isinstance(result, BaseException):
             assert type(result).__module__ == "builtins" and isinstance(result, Exception), repr(result)
             assert_clear(f"{type(result).__name__}: {result}", f"{name}'s exception")
-            assert_clear(result.student_error.hidden_message(), f"{name}'s exception in a hidden check")
+            assert_clear(result.student.hidden_message(), f"{name}'s exception in a hidden check")
             for note in getattr(result, "__notes__", []):
                 assert_clear(note, f"{name}'s exception note")
 
@@ -224,7 +218,8 @@ def assert_outcomes_honest(results: dict, expected: Expected) -> None:
             raise DishonestOutcome(f"{name} is the reference's, yet returned {results[name]!r}")
     for name in expected.missing:
         result = results[name]
-        if not (isinstance(result, MissingFunction) and result.message == f"{MODULE} has no function {name}"):
+        if not (isinstance(result, StudentFailure) and result.failure.kind is FailureKind.MISSING
+                and result.message == f"{MODULE} has no function {name}"):
             raise DishonestOutcome(f"{name} is not defined, yet the call gave {result!r}")
 
 

@@ -44,7 +44,8 @@ import pytest
 from grader.catalog import Kit
 from grader.runner import RUN_SLACK, Submission, grade
 from grader.scoring import MESSAGE_CAP
-from grader.sandbox import IMPORT_TIMEOUT, SandboxError, UidLease, uid_range
+from grader.isolation import SandboxError, UidLease, uid_range
+from grader.worker_process import IMPORT_TIMEOUT
 from tests.conftest import REPO, TOY_KIT, memory_cgroups_work
 
 HOSTILE = Path(__file__).resolve().parent / "hostile"
@@ -200,7 +201,7 @@ def _found_no_checks(report, ctx):
 def _only_the_worker_on_the_stack(report, ctx):
     output = _public(report, "add of two small numbers")["output"]
     files = {line.split()[1] for line in output.splitlines() if line.startswith("FRAME ")}
-    assert files and all(name.endswith(("/work/toy.py", "/worker.py")) for name in files), files
+    assert files and all(name.endswith(("/work/toy.py", "/worker.py", "/wire.py")) for name in files), files
     assert "SUSPECT" not in output
 
 

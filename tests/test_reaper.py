@@ -6,7 +6,6 @@ small commands standing in for pytest, as whatever user runs the tests.
 
 from __future__ import annotations
 
-import os
 import signal
 import subprocess
 import sys

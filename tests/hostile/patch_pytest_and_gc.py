@@ -56,11 +56,11 @@ def add(a, b):
 
 
 def pair(x):
-    main = sys.modules.get("__main__")
-    if main is not None and hasattr(main, "_Encoder"):
+    codec = sys.modules.get("wire")  # the worker's own wire format, which it imported
+    if codec is not None and hasattr(codec, "_Encoder"):
         # The worker's own encoder, made to let anything through. The grading side still parses
         # only tagged JSON, so the reply breaks the channel and this worker is replaced.
-        main._Encoder.encode = lambda self, value, depth=0: value
+        codec._Encoder.encode = lambda self, value, depth=0: value
     return None
 
 

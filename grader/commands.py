@@ -1,0 +1,124 @@
+"""The commands of `grade` besides grading and playing: hint, check, new, export and batch.
+
+Each takes the arguments `grader.cli` parsed and the console, and returns the exit code; a
+KitError escapes to `cli.main`, which says it in one line with exit code 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from grader.catalog import Kit, KitError, load_exercise
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+EXIT_PASS, EXIT_LOST_POINTS = 0, 1
+
+
+def write_text(path: Path, text: str) -> None:
+    """Write a file, making its folder first."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+
+
+def run_hint(args: argparse.Namespace, console: Console) -> int:
+    """Show the hints seen so far plus the next one, and remember how far the student got."""
+    from grader import display
+
+    kit = Kit.find(Path.cwd(), args.kit)
+    exercise = kit.resolve(args.exercise)
+    if not exercise.hints:
+        console.print(f"{exercise.id} has no hints.")
+        return EXIT_PASS
+    record = kit.root / "reports" / "hints.json"
+    try:
+        seen = json.loads(record.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        seen = {}
+    if not isinstance(seen, dict):
+        seen = {}
+    shown = len(exercise.hints) if args.all else min(int(seen.get(exercise.id, 0) or 0) + 1, len(exercise.hints))
+    seen[exercise.id] = shown
+    write_text(record, json.dumps(seen, indent=2) + "\n")
+    display.print_hints(console, exercise, shown)
+    return EXIT_PASS
+
+
+def run_check(args: argparse.Namespace, console: Console) -> int:
+    """One line per exercise: what held, or every problem found; exit 1 if any exercise is unsound."""
+    from grader import display
+    from grader.validation import DEFAULT_SEEDS, check_exercise
+
+    kit = Kit.find(Path.cwd(), args.kit)
+    if args.all == bool(args.exercises):
+        raise KitError("name the exercises to check, or pass --all")
+    folders = kit.exercise_folders() if args.all else [kit.resolve(name).path for name in args.exercises]
+    sound = True
+    for folder in folders:
+        try:
+            exercise = load_exercise(folder)
+        except KitError as exc:
+            display.print_soundness(console, folder.name, [], [str(exc)])
+            sound = False
+            continue
+        result = check_exercise(kit, exercise, seeds=args.seeds or DEFAULT_SEEDS, jobs=args.jobs)
+        display.print_soundness(console, exercise.name, result.facts, result.problems)
+        sound = sound and result.ok
+    return EXIT_PASS if sound else EXIT_LOST_POINTS
+
+
+def run_new(args: argparse.Namespace, console: Console) -> int:
+    """`grade new ex10 slug "Title"`: scaffold an exercise that passes `grade check` at once."""
+    from rich.text import Text
+
+    from grader.scaffold import scaffold
+
+    kit = Kit.find(Path.cwd(), args.kit)
+    for path in scaffold(kit, args.id, args.slug, args.title):
+        console.print(Text(f"  created {path.relative_to(kit.root)}"))
+    console.print(Text.assemble("Next: write the task, the checks and the solutions, then run ",
+                                (f"grade check {args.id}", "bold"), ". See docs/authoring.md."))
+    return EXIT_PASS
+
+
+def run_export(args: argparse.Namespace, console: Console) -> int:
+    """`grade export DIR` (student handout) or `grade export --gradescope FILE.zip` (autograder bundle)."""
+    from rich.text import Text
+
+    from grader.export import export_gradescope, export_handout
+
+    kit = Kit.find(Path.cwd(), args.kit)
+    if (args.target is None) == (args.gradescope is None):
+        raise KitError("give either a folder for the handout or --gradescope FILE.zip")
+    if args.gradescope is not None:
+        exercise = kit.resolve(args.exercise) if args.exercise else None
+        export_gradescope(kit, args.gradescope, exercise)
+        console.print(Text(f"Gradescope bundle written to {args.gradescope}"))
+        return EXIT_PASS
+    if args.exercise:
+        raise KitError("--exercise goes with --gradescope; the handout holds every exercise")
+    names = export_handout(kit, args.target)
+    console.print(Text(f"Handout with {len(names)} exercises written to {args.target} "
+                       "(no hidden checks, no solutions)"))
+    return EXIT_PASS
+
+
+def run_batch(args: argparse.Namespace, console: Console) -> int:
+    """`grade batch DIR --exercise exNN|--all --jobs N --out OUT`: grade a class into reports and grades.csv."""
+    from grader import batch, display
+
+    kit = Kit.find(Path.cwd(), args.kit)
+    exercises = kit.exercises() if args.all else [kit.resolve(args.exercise)]
+    students = batch.find_students(args.folder)
+    with display.batch_progress(console) as progress:
+        task = progress.add_task("grading", total=len(students) * len(exercises))
+        results, reused = batch.run_batch(kit, exercises, students, args.out, jobs=args.jobs, force=args.force,
+                                          seed=args.seed, advance=lambda: progress.advance(task))
+    batch.write_gradebook(results, exercises, args.out / "grades.csv")
+    display.print_batch_summary(console, batch.distribution(results, exercises), len(exercises), reused,
+                                args.out / "grades.csv")
+    return EXIT_PASS

@@ -1,0 +1,125 @@
+"""What is graded: a submission (a file, a folder or a zip), laid out with the module at its top, and its hash."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import tempfile
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+# A submission folder is copied for every worker; a bigger one is not a submission.
+MAX_SUBMISSION_BYTES = 16 * 2**20
+
+
+@dataclass(frozen=True)
+class Submission:
+    """What is being graded: a file, a folder or a zip, and how the report names it."""
+
+    path: Path
+    shown_as: str
+
+
+def derive_seed(exercise_id: str, sha256: str) -> int:
+    """The default seed: the same code always draws the same inputs, and any edit draws new ones."""
+    return int.from_bytes(hashlib.sha256(f"{exercise_id}:{sha256}".encode()).digest()[:4], "big")
+
+
+def _copy_tree(source: Path, target: Path, limit: int = MAX_SUBMISSION_BYTES) -> None:
+    """Copy regular files only: a symlink could make root copy a file the student may not read."""
+    total = 0
+    for folder, dirs, files in os.walk(source, followlinks=False):
+        dirs[:] = [d for d in dirs if d not in ("__pycache__", ".git")]
+        relative = Path(folder).relative_to(source)
+        (target / relative).mkdir(parents=True, exist_ok=True)
+        for name in files:
+            path = Path(folder) / name
+            if path.is_symlink() or not path.is_file():
+                continue
+            total += path.stat().st_size
+            if total > limit:
+                raise SubmissionProblem(f"the submission folder holds more than {limit // 2**20} MiB")
+            shutil.copyfile(path, target / relative / name)
+
+
+class SubmissionProblem(Exception):
+    """A submission that cannot be graded; it becomes a report with status error."""
+
+
+def _shallowest(names: list[PurePosixPath], module: str) -> PurePosixPath | None:
+    matches = [name for name in names if name.name == module]
+    return min(matches, key=lambda p: (len(p.parts), str(p))) if matches else None
+
+
+def _unpack_zip(path: Path, module: str, target: Path) -> None:
+    """Extract the folder of the zip that holds the module, refusing unsafe or oversized members."""
+    try:
+        with zipfile.ZipFile(path) as archive:
+            members = [m for m in archive.infolist() if not m.is_dir()]
+            found = _shallowest([PurePosixPath(m.filename) for m in members], module)
+            if found is None:
+                raise SubmissionProblem(f"{path.name} has no {module}")
+            base = found.parent
+            total = 0
+            for member in members:
+                name = PurePosixPath(member.filename)
+                if name.is_absolute() or ".." in name.parts or base not in (name.parent, *name.parents):
+                    continue
+                total += member.file_size
+                if total > MAX_SUBMISSION_BYTES:
+                    raise SubmissionProblem(f"{path.name} unpacks to more than {MAX_SUBMISSION_BYTES // 2**20} MiB")
+                destination = target / name.relative_to(base)
+                destination.parent.mkdir(parents=True, exist_ok=True)
+                destination.write_bytes(archive.read(member))
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, ValueError, NotImplementedError) as exc:
+        raise SubmissionProblem(f"{path.name} is not a readable zip file: {exc}") from None
+
+
+def prepare_submission(submission: Path, module: str, target: Path) -> None:
+    """Lay the submission out in `target` with the module at its top; raise SubmissionProblem if impossible."""
+    target.mkdir()
+    if submission.is_dir():
+        found = _shallowest(
+            [PurePosixPath(p.relative_to(submission).as_posix()) for p in submission.rglob(module)], module
+        )
+        if found is None:
+            raise SubmissionProblem(f"the submission folder has no {module}")
+        _copy_tree(submission / found.parent, target)
+    elif zipfile.is_zipfile(submission) or submission.suffix.lower() == ".zip":
+        _unpack_zip(submission, module, target)
+    else:
+        shutil.copyfile(submission, target / module)
+    if not (target / module).is_file():
+        raise SubmissionProblem(f"the submission has no {module}")
+    _check_source_text(target / module)
+
+
+def _check_source_text(path: Path) -> None:
+    """Refuse binary and non-UTF-8 files up front, with a message that says what is wrong and where."""
+    data = path.read_bytes()
+    if b"\0" in data:
+        raise SubmissionProblem(f"{path.name} is not Python source: it contains NUL bytes (is it a binary file?)")
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise SubmissionProblem(
+            f"{path.name} line {line}: byte 0x{data[exc.start]:02x} is not UTF-8; save the file as UTF-8"
+        ) from None
+
+
+def unusable_submission_sha256(path: Path) -> str | None:
+    """What a submission that cannot be laid out is known by: its file's sha256 (a folder has none)."""
+    return hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else None
+
+
+def submission_sha256(path: Path, module: str) -> str | None:
+    """The sha256 a report would give this submission, found without grading it."""
+    with tempfile.TemporaryDirectory(prefix="minimax-kit-layout-") as scratch:
+        try:
+            prepare_submission(path, module, Path(scratch) / "submission")
+        except SubmissionProblem:
+            return unusable_submission_sha256(path)
+        return hashlib.sha256((Path(scratch) / "submission" / module).read_bytes()).hexdigest()
