@@ -164,6 +164,8 @@ def naive_time(kit: Kit, exercise) -> float:
     with tempfile.TemporaryDirectory() as scratch:
         place = Path(scratch)
         shutil.copytree(exercise.checks_dir, place / "checks", ignore=shutil.ignore_patterns("__pycache__"))
+        for helper in exercise.check_helpers(sorted(exercise.checks_dir.glob("*.py"))):  # shared ones too
+            shutil.copyfile(helper, place / "checks" / helper.name)
         (place / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
         env = {**ENVIRONMENT, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
                "BENCH_MODULE": exercise.module.removesuffix(".py"), "BENCH_SEED": str(SEED),

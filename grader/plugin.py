@@ -40,6 +40,8 @@ MARKERS = {
     "points(n)": "the check is worth n points (default 1); each parametrized case is one check",
     "hint(text)": "shown to the student when this check fails, even when the check is hidden",
     "call_timeout(seconds)": "deadline for each call into student code made by this check",
+    "requires(*names)": ("the check earns its points only once every check of these test functions has passed "
+                         "(each case of a parametrized one): for checks of robustness, shape or non-mutation"),
 }
 
 GRADING = pytest.StashKey["GradingSession"]()
@@ -236,9 +238,39 @@ class GradingSession:
                 "points": float(points if points is not None else 1), "hint": hint, "budget_s": float(budget),
                 # Exercism shows a check's code; only public code may be shown, since hidden code holds inputs.
                 "code": cap(inspect.getsource(item.function)) if visibility == "public" else None,
+                # What a gated check waits on says this name: the check's, without its case's number.
+                "family": check_name(item), "requires": [],
             }
+        self._resolve_requirements(items)
         collected = {"checks": list(self.checks.values()), "errors": self.collection_errors}
         self.files.collected.write_text(json.dumps(collected), encoding="utf-8")
+
+    def _resolve_requirements(self, items) -> None:
+        """Turn each @pytest.mark.requires into the nodeids it waits on; a bad one is a fault in the kit."""
+        by_function: dict[str, list[str]] = {}
+        for item in items:
+            by_function.setdefault(item.originalname, []).append(item.nodeid)
+        gated = {item.nodeid for item in items if item.get_closest_marker("requires") is not None}
+        for item in items:
+            marker = item.get_closest_marker("requires")
+            if marker is None:
+                continue
+            names = marker.args
+            if not names or marker.kwargs or not all(type(name) is str for name in names):
+                self.collection_errors.append(f"{item.nodeid}: @pytest.mark.requires needs the names of test "
+                                              f"functions, got {names!r}")
+                continue
+            for name in names:
+                waited = by_function.get(name)
+                if not waited or item.nodeid in waited:
+                    self.collection_errors.append(f"{item.nodeid}: @pytest.mark.requires({name!r}) names no other "
+                                                  "check of this exercise")
+                elif gated & set(waited):
+                    # One level only: a requirement that waits itself could make a cycle.
+                    self.collection_errors.append(f"{item.nodeid}: @pytest.mark.requires({name!r}) names a check "
+                                                  "that waits on another itself")
+                else:
+                    self.checks[item.nodeid]["requires"].extend(waited)
 
     def pytest_sessionstart(self, session):
         """Start the worker's interpreter now, so it boots while pytest collects the checks."""

@@ -18,10 +18,8 @@ Standard library only: the runner starts it as a script with -I -S, so it costs 
 
 from __future__ import annotations
 
-import contextlib
 import os
 import signal
-import subprocess
 import sys
 import time
 
@@ -72,58 +70,54 @@ def kill_children(keep: set[int] = frozenset()) -> None:
                 continue
             if fields[1] == me:
                 found = True
-                with contextlib.suppress(ProcessLookupError):
+                try:
                     os.kill(int(name), signal.SIGKILL)
-                with contextlib.suppress(ChildProcessError):
                     os.waitpid(int(name), 0)
+                except (ProcessLookupError, ChildProcessError):  # gone already, or reaped by its waiter
+                    pass
         if not found:
             return
         time.sleep(0.01)
 
 
-class _Reaper:
-    """The reaper's state: the grading process it started, and whether it was told to stop."""
-
-    def __init__(self, command: list[str]):
-        self.child = subprocess.Popen(command)
-
-    def interrupt(self, signum, frame) -> None:
-        """SIGINT: pass it on, so the grading process closes its sandbox and says which uids it used."""
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(self.child.pid, signal.SIGINT)
-
-    def stop(self, signum, frame) -> None:
-        """SIGTERM, or `grade` died: kill the grading process now; the sweep follows its death."""
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(self.child.pid, signal.SIGKILL)
-
-
 def main(argv: list[str]) -> None:
     """reaper.py -- COMMAND...: run COMMAND, kill whatever it leaves, and end as COMMAND ended."""
+    # os.posix_spawnp and os.waitpid, not subprocess: every grade starts a reaper, and importing
+    # subprocess would double what it costs to start one.
     if argv[:1] != ["--"] or len(argv) < 2:
         sys.exit("usage: reaper.py -- COMMAND...")
     parent = os.getppid()
     if linux_mechanisms():
         _prctl(PR_SET_PDEATHSIG, int(signal.SIGTERM))
     become_subreaper()
-    # The handlers exist before the grading process does, so no signal is missed in between.
+    child: list[int] = []  # the grading process, once started; a signal before that waits for it
     pending: list[int] = []
-    signal.signal(signal.SIGINT, lambda signum, frame: pending.append(signum))
-    signal.signal(signal.SIGTERM, lambda signum, frame: pending.append(signum))
-    reaper = _Reaper(argv[1:])
-    signal.signal(signal.SIGINT, reaper.interrupt)
-    signal.signal(signal.SIGTERM, reaper.stop)
+
+    def on_signal(signum, frame) -> None:
+        if not child:
+            pending.append(signum)
+            return
+        # SIGINT is passed on, so the grading process closes its sandbox and says which uids it
+        # used; SIGTERM (or `grade` dying) kills it now. The sweep follows its death either way.
+        try:
+            os.kill(child[0], signal.SIGINT if signum == signal.SIGINT else signal.SIGKILL)
+        except ProcessLookupError:  # it has just ended; the wait below sees it
+            pass
+
+    signal.signal(signal.SIGINT, on_signal)
+    signal.signal(signal.SIGTERM, on_signal)
+    child.append(os.posix_spawnp(argv[1], argv[1:], os.environ))
     for signum in pending:
-        (reaper.interrupt if signum == signal.SIGINT else reaper.stop)(signum, None)
+        on_signal(signum, None)
     if os.getppid() != parent:  # `grade` died before the death signal was asked for
-        reaper.stop(signal.SIGTERM, None)
-    returncode = reaper.child.wait()
+        on_signal(signal.SIGTERM, None)
+    returncode = os.waitstatus_to_exitcode(os.waitpid(child[0], 0)[1])
     kill_children()
     if returncode < 0:  # end as the grading process did, so the runner sees the same signal
-        with contextlib.suppress(OSError, ValueError):  # SIGKILL has no handler to reset
+        if -returncode != signal.SIGKILL:  # SIGKILL has no handler to reset
             signal.signal(-returncode, signal.SIG_DFL)
         os.kill(os.getpid(), -returncode)
-    sys.exit(returncode)
+    os._exit(returncode)  # nothing to flush or close: the interpreter's teardown would only delay the grade
 
 
 if __name__ == "__main__":

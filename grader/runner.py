@@ -169,9 +169,10 @@ def _run_checks(kit: Kit, exercise: Exercise, files: RunFiles, settings: dict, s
     """
     checks_dir = files.pytest_root / "checks"
     checks_dir.mkdir(parents=True)
-    # The checks, their own helpers, and the shared helpers they import, side by side as pytest imports them.
-    own = sorted(exercise.checks_dir.glob("*.py"))
-    for path in [*own, *exercise.check_helpers(own)]:
+    # The checks and their helpers, with the shared helpers beside them as pytest imports them. All
+    # the shared ones go (a few small files): finding which are imported would parse every check.
+    shared = sorted(exercise.shared_checks_dir.glob("*.py"))
+    for path in [*shared, *sorted(exercise.checks_dir.glob("*.py"))]:  # an exercise's own file wins
         shutil.copyfile(path, checks_dir / path.name)
     (files.pytest_root / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
     check_files = [checks_dir / path.name for path in exercise.check_files()]

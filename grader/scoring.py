@@ -72,6 +72,25 @@ def score_check(check: dict, raw_test: dict | None, blocked: tuple[FailureKind, 
     return entry
 
 
+def _hold_back_gated(checks: list[dict], tests: list[dict]) -> None:
+    """A check that passed, but waits on checks that did not all pass, scores 0 and says what it waits on.
+
+    Robustness checks (bad input raises, the input is left alone, the result has the right shape)
+    pay only for a function that also computes correctly: code that computes nothing earns nothing.
+    """
+    by_nodeid = {check["nodeid"]: (check, test) for check, test in zip(checks, tests)}
+    for check, test in zip(checks, tests):
+        waiting = [by_nodeid[nodeid][0] for nodeid in check.get("requires", [])
+                   if by_nodeid[nodeid][1]["score"] < by_nodeid[nodeid][1]["max_score"]]
+        if not waiting or test["score"] == 0:
+            continue
+        names = list(dict.fromkeys(required["family"] for required in waiting))
+        verb = "passes" if len(names) == 1 else "pass"
+        test.update(score=0.0, outcome=str(Outcome.FAILED),
+                    failure={"kind": str(FailureKind.WAITING), "waits_on": names},
+                    message=f"earns its points once {' and '.join(repr(name) for name in names)} {verb}")
+
+
 def build_report(*, exercise: dict, submission: dict, seed: int, collected: list[dict], raw: dict | None,
                  sandbox: dict, fault: str | None, started_at: str, duration_s: float,
                  call_timeout: float) -> dict:
@@ -86,6 +105,7 @@ def build_report(*, exercise: dict, submission: dict, seed: int, collected: list
         blocked = None
     ordered = sorted(collected, key=lambda check: check["visibility"] != "public")
     tests = [score_check(check, raw_tests.get(check["nodeid"]), blocked) for check in ordered]
+    _hold_back_gated(ordered, tests)
     score = sum((test["score"] for test in tests), 0.0)
     max_score = sum((test["max_score"] for test in tests), 0.0)
     missing = sandbox.get("missing_functions") or []

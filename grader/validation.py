@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -13,6 +14,30 @@ from grader.submission import Submission
 
 # Random checks must catch every wrong solution whatever the seed; a few fixed seeds stand in for "any".
 DEFAULT_SEEDS = (1, 2, 20261129)
+# Code that computes nothing: every function of the exercise does one of these, and must score 0.
+# The constants are the plain values checks compare against; the input, what a mutation check sees.
+DO_NOTHING = {
+    "returns 0": "return 0",
+    "returns None": "return None",
+    "raises ValueError": "raise ValueError('nothing is computed here')",
+    "returns its first argument": "return args[0] if args else None",
+    "returns []": "return []",
+    "returns ()": "return ()",
+    "returns {}": "return {}",
+    "returns False": "return False",
+}
+
+
+def do_nothing_battery(exercise: Exercise, folder: Path) -> list[tuple[str, Path]]:
+    """One module per DO_NOTHING behaviour, in which every function of the exercise behaves so: (label, file)."""
+    battery = []
+    for index, (label, body) in enumerate(DO_NOTHING.items()):
+        functions = "\n\n".join(f"def {name}(*args, **kwargs):\n    {body}\n" for name in exercise.functions)
+        path = folder / f"nothing_{index}" / exercise.module
+        path.parent.mkdir(parents=True)
+        path.write_text(f'"""Computes nothing: every function {label}."""\n\n\n{functions}', encoding="utf-8")
+        battery.append((label, path))
+    return battery
 
 
 @dataclass
@@ -83,17 +108,28 @@ def check_exercise(kit: Kit, exercise: Exercise, seeds=DEFAULT_SEEDS, jobs: int 
     reference = solutions / exercise.module
     if result.problems and not reference.is_file():
         return result
-    runs = [("reference", reference, None)]
-    runs += [("alt", path, None) for path in sorted(solutions.glob("alt/*.py"))]
-    runs += [("stub", exercise.stub_path, None)]
-    runs += [("wrong", path, seed) for path in sorted(solutions.glob("wrong/*.py")) for seed in seeds]
+    with tempfile.TemporaryDirectory(prefix="minimax-kit-nothing-") as scratch:
+        battery = do_nothing_battery(exercise, Path(scratch))
+        labels = {path: label for label, path in battery}
+        runs = [("reference", reference, None)]
+        runs += [("alt", path, None) for path in sorted(solutions.glob("alt/*.py"))]
+        runs += [("stub", exercise.stub_path, None)]
+        runs += [("nothing", path, None) for _, path in battery]
+        runs += [("wrong", path, seed) for path in sorted(solutions.glob("wrong/*.py")) for seed in seeds]
 
-    def run(job):
-        kind, path, seed = job
-        return job, grade(kit, exercise, Submission(path, path.name), seed=seed)
+        def run(job):
+            kind, path, seed = job
+            return job, grade(kit, exercise, Submission(path, path.name), seed=seed)
 
-    outcomes = in_parallel(run, runs, jobs)
+        outcomes = in_parallel(run, runs, jobs)
+    nothing_at_zero = sum(kind == "nothing" and report["score"] == 0 for (kind, _, _), report in outcomes)
     for (kind, path, seed), report in outcomes:
+        if kind == "nothing":
+            if report["score"] > 0:
+                paid = ", ".join(test["name"] for test in report["tests"] if test["score"] > 0)
+                result.problems.append(f"code that computes nothing (every function {labels[path]}) scored "
+                                       f"{report['score']:g}/{report['max_score']:g}: {paid}")
+            continue
         shown = path.relative_to(kit.root)
         if kind in ("reference", "alt") and report["status"] != Status.PASS:
             problems = "; ".join(_lost(report)) or report["message"]
@@ -110,5 +146,6 @@ def check_exercise(kit: Kit, exercise: Exercise, seeds=DEFAULT_SEEDS, jobs: int 
         if kind == "reference":
             result.facts.insert(0, f"reference {report['score']:g}/{report['max_score']:g}")
     wrongs = len(list(solutions.glob("wrong/*.py")))
-    result.facts.append(f"{len(list(solutions.glob('alt/*.py')))} alt, {wrongs} wrong x {len(seeds)} seeds")
+    result.facts.append(f"{len(list(solutions.glob('alt/*.py')))} alt, {wrongs} wrong x {len(seeds)} seeds, "
+                        f"do-nothing {nothing_at_zero}/{len(DO_NOTHING)} at 0")
     return result

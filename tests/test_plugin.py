@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import random
+import re
 from types import SimpleNamespace
 
+import pytest
 
+from grader.catalog import KitError
 from grader.plugin import check_name
 from grader.runner import Submission, grade
 
@@ -178,3 +181,59 @@ def test_many_calls(student):
     assert many["outcome"] == "timeout" and many["message"] == "the check did not finish within 1 s"
     # The interrupted call's worker was replaced, so the next checks still ran.
     assert next(t for t in report["tests"] if t["name"] == "pair is a tuple")["outcome"] == "passed"
+
+
+GATED_CHECKS = '''
+import pytest
+
+
+def test_add_works(student):
+    """add works"""
+    assert student.add(2, 3) == 5
+
+
+@pytest.mark.requires("test_add_works")
+def test_tag_rejects(student):
+    """gated: tag rejects a negative number"""
+    with pytest.raises(ValueError):
+        student.tag(-1)
+'''
+
+RAISES_EVERYWHERE = '''
+def add(a, b):
+    raise ValueError("nothing computed")
+
+def pair(x):
+    raise ValueError("nothing computed")
+
+def tag(n):
+    raise ValueError("nothing computed")
+
+def push(items, item):
+    raise ValueError("nothing computed")
+'''
+
+
+def test_a_check_gated_on_another_pays_only_when_that_one_passes(toy_kit, validate_report):
+    (toy_kit.root / "exercises" / "ex01_toy" / "checks" / "test_gated.py").write_text(GATED_CHECKS)
+    tests = {test["name"]: test for test in _grade_source(toy_kit, RAISES_EVERYWHERE, validate_report)["tests"]}
+    gated = tests["gated: tag rejects a negative number"]
+    assert gated["score"] == 0.0 and gated["max_score"] == 1.0
+    assert gated["message"] == "earns its points once 'add works' passes"
+    correct = OFF_BY_ONE.replace("a + b + 1", "a + b")
+    tests = {test["name"]: test for test in _grade_source(toy_kit, correct, validate_report)["tests"]}
+    assert tests["gated: tag rejects a negative number"]["score"] == 1.0
+
+
+@pytest.mark.parametrize("marker, words", [
+    ('@pytest.mark.requires("test_nowhere")', "@pytest.mark.requires('test_nowhere') names no other check"),
+    ("@pytest.mark.requires()", "@pytest.mark.requires needs the names of test functions"),
+    ('@pytest.mark.requires("test_tag_rejects")', "names no other check"),
+])
+def test_a_requirement_that_names_no_other_check_is_a_fault_in_the_kit(toy_kit, marker, words):
+    source = GATED_CHECKS.replace('@pytest.mark.requires("test_add_works")', marker)
+    (toy_kit.root / "exercises" / "ex01_toy" / "checks" / "test_gated.py").write_text(source)
+    path = toy_kit.root / "submitted.py"
+    path.write_text(RAISES_EVERYWHERE)
+    with pytest.raises(KitError, match=r"the checks could not be collected: .*" + re.escape(words)):
+        grade(toy_kit, toy_kit.resolve("ex01"), Submission(path, "submitted.py"), seed=1)

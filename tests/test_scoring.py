@@ -313,3 +313,43 @@ def test_public_output_from_feedback_is_kept(validate_report):
     rep = validate_report(report([check(A)], [chatty]))
     assert rep["tests"][0]["output"] == "adding 2 3\n"
     assert rep["status"] == "pass"
+
+
+# -- gated checks: robustness pays only for a function that also computes correctly
+
+G = "checks/test_hidden.py::test_g"
+CASES = ["checks/test_hidden.py::test_random[1]", "checks/test_hidden.py::test_random[2]"]
+
+
+def gated(requires: list[str]) -> dict:
+    return {**check(G, "hidden", points=2.0), "family": "rejects bad input", "requires": requires}
+
+
+def random_cases() -> list[dict]:
+    return [{**check(nodeid, "hidden"), "family": "random trees"} for nodeid in CASES]
+
+
+def test_a_gated_check_pays_once_every_case_it_waits_on_passes(validate_report):
+    rep = validate_report(report([*random_cases(), gated(CASES)], [raw_test(CASES[0]), raw_test(CASES[1]),
+                                                                   raw_test(G)]))
+    assert by_id(rep)[G]["score"] == 2.0 and rep["status"] == "pass"
+
+
+def test_a_gated_check_whose_requirement_failed_scores_0_and_says_what_it_waits_on(validate_report):
+    failed = raw_test(CASES[1], call="failed", feedback={"outcome": "failed", "message": "wrong",
+                                                          "failure": {"kind": "assertion"}})
+    rep = validate_report(report([*random_cases(), gated(CASES)], [raw_test(CASES[0]), failed, raw_test(G)]))
+    entry = by_id(rep)[G]
+    assert entry["score"] == 0.0 and entry["max_score"] == 2.0 and entry["outcome"] == "failed"
+    assert entry["failure"] == {"kind": "waiting", "waits_on": ["random trees"]}
+    # A hidden requirement is named as hidden checks are: by its name only, not its case.
+    assert entry["message"] == "earns its points once 'random trees' passes"
+    assert rep["score"] == 1.0 and rep["max_score"] == 4.0
+
+
+def test_a_gated_check_that_failed_itself_keeps_its_own_failure(validate_report):
+    own = raw_test(G, call="failed", feedback={"outcome": "failed", "message": "no ValueError",
+                                               "failure": {"kind": "assertion"}})
+    failed = raw_test(CASES[0], call="failed", feedback={"outcome": "failed", "failure": {"kind": "assertion"}})
+    rep = validate_report(report([*random_cases(), gated(CASES)], [failed, raw_test(CASES[1]), own]))
+    assert by_id(rep)[G]["message"] == "no ValueError" and by_id(rep)[G]["failure"] == {"kind": "assertion"}
