@@ -7,7 +7,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from grader.catalog import Exercise, Kit
+from grader.catalog import PUBLIC_CHECKS, Exercise, Kit
 from grader.outcomes import Status
 from grader.runner import grade, in_parallel
 from grader.submission import Submission
@@ -70,6 +70,18 @@ def _imports_solutions(path: Path) -> bool:
     return False
 
 
+def _requirements(path: Path) -> dict[str, list[str]]:
+    """The test functions of a check file, each with the names its @pytest.mark.requires gives."""
+    found = {}
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.FunctionDef):
+            found[node.name] = [arg.value for decorator in node.decorator_list
+                                if isinstance(decorator, ast.Call) and isinstance(decorator.func, ast.Attribute)
+                                and decorator.func.attr == "requires"
+                                for arg in decorator.args if isinstance(arg, ast.Constant)]
+    return found
+
+
 def static_problems(kit: Kit, exercise: Exercise) -> list[str]:
     """Problems visible without grading: files, # TODOs, hints, function names, forbidden imports."""
     problems = []
@@ -94,6 +106,14 @@ def static_problems(kit: Kit, exercise: Exercise) -> list[str]:
     for path in exercise.checks_dir.glob("*.py"):
         if _imports_solutions(path):
             problems.append(f"{path.relative_to(kit.root)} imports from solutions/")
+    public = exercise.checks_dir / PUBLIC_CHECKS
+    if public.is_file():
+        # The handout ships the public checks alone, so a public check may wait only on public ones.
+        defined = _requirements(public)
+        for name, required in defined.items():
+            for missing in [name for name in required if name not in defined]:
+                problems.append(f"{public.relative_to(kit.root)}: {name} requires {missing}, which is not a "
+                                "public check, so the handout could not collect it")
     return problems
 
 

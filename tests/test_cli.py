@@ -194,7 +194,24 @@ def test_grade_all_rejects_a_single_file_and_an_exercise_name(toy_kit):
 def test_grade_check_passes_a_sound_exercise(toy_kit):
     result = run_grade("check", "--all", "--seeds", "1,2", cwd=toy_kit.root)
     assert result.returncode == 0, result.stdout
-    assert "✓ ex01_toy: reference 8/8, stub 0/8, 1 alt, 1 wrong x 2 seeds" in result.stdout
+    assert ("✓ ex01_toy: reference 8/8, stub 0/8, 1 alt, 1 wrong x 2 seeds, do-nothing 8/8 at 0"
+            in result.stdout)
+
+
+def test_grade_check_fails_an_exercise_that_pays_code_which_computes_nothing(toy_kit):
+    """A check of robustness that asserts nothing correct pays a module that raises ValueError everywhere."""
+    (toy_kit.root / "exercises" / "ex01_toy" / "checks" / "test_lenient.py").write_text(
+        'import pytest\n\n\ndef test_pair_rejects_nothing_in_particular(student):\n'
+        '    """pair raises ValueError for None"""\n    with pytest.raises(ValueError):\n'
+        '        student.pair(None)\n')
+    solutions = toy_kit.root / "solutions" / "ex01_toy"
+    for path in (solutions / "toy.py", solutions / "alt" / "plain.py"):  # so that only the battery can fail
+        path.write_text(path.read_text().replace("def pair(x):\n", "def pair(x):\n    if x is None:\n"
+                                                                     "        raise ValueError(x)\n"))
+    result = run_grade("check", "ex01", "--seeds", "1", cwd=toy_kit.root)
+    assert result.returncode == 1, result.stdout
+    assert ("code that computes nothing (every function raises ValueError) scored 1/9: "
+            "pair raises ValueError for None") in result.stdout
 
 
 def test_grade_check_names_every_problem(toy_kit):
@@ -546,3 +563,15 @@ def test_bad_arguments_to_any_command_are_one_line_and_exit_2(args, words):
     assert result.returncode == 2, result.stdout + result.stderr
     assert result.stderr.count("\n") == 1 and words in result.stderr, result.stderr
     assert result.stdout == ""
+
+
+def test_grade_check_refuses_a_public_check_that_waits_on_a_hidden_one(toy_kit):
+    """The handout holds only the public checks, where a requirement on a hidden one could not be collected."""
+    public = toy_kit.root / "exercises" / "ex01_toy" / "checks" / "test_public.py"
+    public.write_text(public.read_text().replace("def test_pair_is_a_tuple(student):",
+                                                 '@pytest.mark.requires("test_add_random")\n'
+                                                 "def test_pair_is_a_tuple(student):"))
+    result = run_grade("check", "ex01", "--seeds", "1", cwd=toy_kit.root)
+    assert result.returncode == 1, result.stdout
+    assert ("test_public.py: test_pair_is_a_tuple requires test_add_random, which is not a public check, "
+            "so the handout could not collect it") in result.stdout

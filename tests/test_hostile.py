@@ -614,6 +614,23 @@ def test_a_worker_home_left_by_a_killed_grader_is_not_readable_by_a_later_worker
         shutil.rmtree(home, ignore_errors=True)
 
 
+@pytest.mark.skipif(AS_ROOT, reason="what an ordinary user's grade cannot promise; as root these hold")
+@pytest.mark.parametrize("attack, leaked", [
+    ("read_secrets.py", "READ {kit}/exercises/ex01_toy/checks/test_hidden.py"),
+    ("environment_canary.py", "{canary}"),
+])
+def test_without_root_what_security_md_does_not_promise_indeed_does_not_hold(attack, leaked, open_kit, tmp_path,
+                                                                              watch, canary, validate_report):
+    """SECURITY.md: without root, student code runs as the grader's user, so it can read the kit's hidden
+    checks and the grading process's environment. The score stays honest all the same."""
+    path, ctx = lay_out(attack, open_kit, tmp_path)
+    report = run_grade(open_kit, path)
+    assert_honest_score(report, Attack(attack, 0, (), (FAILED,)))
+    assert_complete(report, validate_report)
+    watch.assert_nothing_left()
+    assert leaked.format(kit=open_kit.root, canary=canary) in json.dumps(report)
+
+
 def test_every_attack_file_is_in_the_table():
     listed = {attack.file for attack in ATTACKS} | {"attack_the_neighbour.py", "neighbour_victim.py",
                                                     "read_stale_worker_homes.py"}

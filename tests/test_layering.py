@@ -14,7 +14,7 @@ LAYERS = [
     {"outcomes", "wire", "reaper", "run_files", "catalog"},
     {"failures", "isolation", "submission", "tracing"},
     {"worker_process", "sandbox", "scoring", "formats"},
-    {"plugin", "runner"},
+    {"plugin", "proxy", "runner"},
     {"validation", "export", "batch", "scaffold", "play", "watch", "display"},
     {"commands", "cli"},
 ]

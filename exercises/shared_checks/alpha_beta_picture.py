@@ -33,7 +33,7 @@ import textwrap
 from dataclasses import dataclass, field
 
 from grader.catalog import KitError
-from grader.plugin import TracingUnavailable
+from grader.tracing import TracingUnavailable
 
 # The picture's lines fit an 80-column terminal under the report's indentation.
 WIDTH = 72

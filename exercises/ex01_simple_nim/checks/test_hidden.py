@@ -66,8 +66,9 @@ assert brute_force_mover_wins(4 * LARGEST) == [not mover_loses(n) for n in range
 # --------------------------------------------------------------------------
 
 @pytest.mark.hint(
-    "With no counters left the player to move has won; with one counter left the player to move "
-    "must take it, and loses."
+    "With no counters left the player to move has won (0 is the base case, not an error); with "
+    "one counter left the player to move must take it, and loses. Scores are for Max: 1 when Max "
+    "wins, -1 when Min wins, whoever is to move."
 )
 def test_tiny_piles(student):
     """piles of 0 and 1 counters"""
@@ -80,7 +81,8 @@ def test_tiny_piles(student):
 @pytest.mark.points(2)
 @pytest.mark.hint(
     "Taking the last counter loses. Each player picks the best score for themselves: the highest "
-    "for Max, the lowest for Min."
+    "for Max, the lowest for Min. A move takes 1, 2 or 3 counters but never more than are left, "
+    "and the other player moves next."
 )
 def test_known_values(student):
     """the worked values"""
@@ -94,7 +96,8 @@ def test_known_values(student):
 @pytest.mark.points(2)
 @pytest.mark.hint(
     "best_move scores each new state with Min to move next, and keeps the largest "
-    "(score, new_state) tuple."
+    "(score, new_state) tuple: among equal scores the most counters left wins. new_state is the "
+    "pile left, not the counters taken."
 )
 def test_known_best_moves(student):
     """the worked best moves"""
@@ -111,8 +114,9 @@ def test_known_best_moves(student):
 
 @pytest.mark.points(3)
 @pytest.mark.hint(
-    "minimax must be right for every pile and either player to move. If you keep a memo, its key "
-    "must include whose turn it is."
+    "minimax must be right for every pile and either player to move: take 1, 2 or 3 but never "
+    "more than are left, and flip the player at every move. If you keep a memo, its key must "
+    "include whose turn it is."
 )
 def test_every_state_both_players(student, rng):
     """every small pile, either player to move"""
@@ -123,7 +127,8 @@ def test_every_state_both_players(student, rng):
 
 
 @pytest.mark.hint(
-    "Keep the parameter names state and max_turn: the checks may pass either one by keyword."
+    "Keep the parameter names state and max_turn: the checks may pass either one by keyword, in "
+    "any order, and the answers must still be right."
 )
 def test_keyword_arguments(student, rng):
     """minimax and best_move called with keyword arguments"""
@@ -136,7 +141,14 @@ def test_keyword_arguments(student, rng):
         assert student.minimax(state=state, max_turn=max_turn) == score_for_max(state, max_turn)
 
 
-@pytest.mark.hint("minimax returns the int 1 or -1, and best_move a tuple of two ints.")
+# A result of the right type says nothing about a function that computes nothing (it can return
+# the int 0), so this pays only once both functions give right answers on every small pile.
+@pytest.mark.requires("test_every_state_both_players", "test_best_move_when_winning",
+                      "test_best_move_when_losing")
+@pytest.mark.hint(
+    "minimax returns the int 1 or -1 (not True, False or a float), and best_move a tuple of two "
+    "ints (not a list). This check counts once minimax and best_move are right on every small pile."
+)
 def test_result_types(student, rng):
     """minimax returns an int, best_move a tuple of two ints"""
     for state in (0, 3, rng.randint(4, 14)):
@@ -156,7 +168,8 @@ def test_result_types(student, rng):
 @pytest.mark.points(2)
 @pytest.mark.hint(
     "From a pile the player to move can win, exactly one move wins: find it with minimax, "
-    "scoring the new state with Min to move."
+    "scoring the new state with Min to move, and return the tuple (score, new_state), new_state "
+    "being the pile left."
 )
 def test_best_move_when_winning(student, rng):
     """best_move from every pile that can be won"""
@@ -169,7 +182,8 @@ def test_best_move_when_winning(student, rng):
 @pytest.mark.points(2)
 @pytest.mark.hint(
     "When every move loses, all scores tie; ties go to the move that leaves the most counters, "
-    "because the largest (score, new_state) tuple wins."
+    "because the largest (score, new_state) tuple wins. The score is still minimax of the new "
+    "state with Min to move."
 )
 def test_best_move_when_losing(student, rng):
     """best_move from every pile that is lost"""
@@ -181,7 +195,8 @@ def test_best_move_when_losing(student, rng):
 
 @pytest.mark.hint(
     "A move takes 1, 2 or 3 counters and never more than are left, so new_state is between "
-    "state - 3 and state - 1, and never below 0."
+    "state - 3 and state - 1, and never below 0. The score beside it is minimax(new_state, False), "
+    "and the result is a pair (score, new_state)."
 )
 def test_best_move_is_a_legal_move(student):
     """best_move always makes a legal move"""
@@ -206,8 +221,8 @@ def test_best_move_agrees_with_minimax(student, rng):
 
 @pytest.mark.points(2)
 @pytest.mark.hint(
-    "Play your best_move against every reply: from a pile that can be won it must never be left "
-    "to take the last counter."
+    "Play your best_move against every reply: from a pile that can be won it must always make a "
+    "legal move, never take the last counter itself, and never be left to take it."
 )
 def test_never_loses_from_a_winning_pile(student):
     """best_move never loses from a pile that can be won"""
@@ -235,8 +250,10 @@ def test_never_loses_from_a_winning_pile(student):
 @pytest.mark.call_timeout(20)
 @pytest.mark.timeout(60)
 @pytest.mark.hint(
-    "Plain recursion is fast enough for the largest piles the checks use, as long as each call "
-    "tries each legal move once and does nothing slow on the way."
+    "The answers must be right for the largest piles too: minimax for either player to move, and "
+    "best_move's largest (score, new_state) tuple, ties going to the most counters left. Plain "
+    "recursion is fast enough, as long as each call tries each legal move once and does nothing "
+    "slow on the way."
 )
 def test_largest_piles(student, rng):
     """the largest piles"""
@@ -251,16 +268,28 @@ def test_largest_piles(student, rng):
 # Bad input.
 # --------------------------------------------------------------------------
 
-@pytest.mark.hint("With 0 counters the game is over and there is no move to make: raise ValueError.")
+# Raising ValueError is also what code that computes nothing does, so this pays only once
+# best_move is right from every small pile.
+@pytest.mark.requires("test_best_move_when_winning", "test_best_move_when_losing")
+@pytest.mark.hint(
+    "With 0 counters the game is over and there is no move to make: raise ValueError, rather "
+    "than return anything or raise another error. This check counts once best_move is right from "
+    "every small pile."
+)
 def test_best_move_on_empty_pile_raises(student):
     """best_move on an empty pile raises ValueError"""
     with pytest.raises(ValueError):
         student.best_move(0)
 
 
+# Raising ValueError is also what code that computes nothing does, so this pays only once both
+# functions it calls give right answers on every small pile.
+@pytest.mark.requires("test_every_state_both_players", "test_best_move_when_winning",
+                      "test_best_move_when_losing")
 @pytest.mark.hint(
-    "A pile cannot hold fewer than 0 counters: raise ValueError in both functions, before any "
-    "search."
+    "A pile cannot hold fewer than 0 counters: raise ValueError in both functions, for either "
+    "player to move, before any search (not another error, and not a score). This check counts "
+    "once minimax and best_move are right on every small pile."
 )
 def test_negative_piles_raise(student, rng):
     """negative piles raise ValueError"""

@@ -161,7 +161,7 @@ def test_six_nodes(student):
 
 @pytest.mark.hint(
     "The player who moves from 1 loses. The first player moves first, so count the moves in a "
-    "game to see who moved last."
+    "game to see who moved last. Return the tuple (first player's wins, second player's wins)."
 )
 def test_six_wins(student):
     """the wins for the teaching text's pile"""
@@ -189,7 +189,8 @@ def test_six_pruned(student):
 
 
 @pytest.mark.hint(
-    "Nobody takes the last counter voluntarily: from 2 or 3 a player must leave at least one."
+    "Nobody takes the last counter voluntarily: from 2 or 3 a player must leave at least one, "
+    "from 4 or more there are three moves, and from 1 the only move is to take it."
 )
 def test_game_counts_table(student):
     """the number of games for piles 1 to 12"""
@@ -214,8 +215,9 @@ def test_wins_table(student):
 
 
 @pytest.mark.hint(
-    "The smallest piles follow the same rules as the others: from 1 the only move is to 0, and "
-    "from 2 a player must leave 1."
+    "The smallest piles follow the same rules as the others, in all four functions: from 1 the "
+    "only move is to 0, and from 2 a player must leave 1. Count the root and every 0, in "
+    "count_nodes and in pruned_nodes alike."
 )
 def test_smallest_piles(student):
     """the smallest piles in full"""
@@ -229,7 +231,9 @@ def test_smallest_piles(student):
 
 @pytest.mark.hint(
     "A leaf 0 scores +1 when it is Max's (the first player's) turn there; the children go from "
-    "the smallest pile left to the largest."
+    "the smallest pile left to the largest. Start with the window (-1, +1), cut as soon as beta "
+    "<= alpha at Max and Min nodes alike, and count every node you enter, the root and the leaves "
+    "included, but nothing you skip."
 )
 def test_pruned_table(student):
     """alpha-beta on piles 1 to 12"""
@@ -242,9 +246,13 @@ def test_pruned_table(student):
 # --------------------------------------------------------------------------
 
 
+# The right shape is easy without computing anything (a list of the one game that always takes
+# 1, say), so this pays only once games finds the right number of games.
+@pytest.mark.requires("test_game_counts_table")
 @pytest.mark.hint(
     "Return a list of tuples of ints: each starts at n, ends at 1 and goes down by 1, 2 or 3 at "
-    "a time; the list is sorted and has no repeats."
+    "a time; the list is sorted and has no repeats. This check counts once games lists the right "
+    "number of games for piles 1 to 12."
 )
 def test_games_shape(student, rng):
     """the games are sorted tuples of legal piles"""
@@ -285,7 +293,7 @@ def test_random_node_counts(student, rng):
 
 @pytest.mark.hint(
     "The first player wins the games in which the second player moves from 1; the two counts add "
-    "up to the number of games."
+    "up to the number of games. Return them as a tuple, the first player's wins first."
 )
 def test_random_wins(student, rng):
     """wins for random piles"""
@@ -296,8 +304,10 @@ def test_random_wins(student, rng):
 
 @pytest.mark.points(2)
 @pytest.mark.hint(
-    "Count the nodes you enter, not the ones you skip, and search afresh on every call: a memo "
-    "hides nodes that are entered again."
+    "Count the nodes you enter, the root and the leaves included, not the ones you skip, and "
+    "search afresh on every call: a memo hides nodes that are entered again. Follow the README's "
+    "rules exactly: smallest pile first, the window (-1, +1), a leaf +1 on Max's turn, and a cut "
+    "as soon as beta <= alpha."
 )
 def test_random_pruned(student, rng):
     """alpha-beta on random piles"""
@@ -313,7 +323,13 @@ def test_random_pruned(student, rng):
 BAD_PILES = [0, -1, -2, -3, -50]
 
 
-@pytest.mark.hint("games must reject a pile smaller than 1 with a ValueError.")
+# Raising ValueError is also what code that computes nothing does: each of these four pays only
+# once the function it calls computes right answers.
+@pytest.mark.requires("test_six_games", "test_random_games")
+@pytest.mark.hint(
+    "games must reject a pile smaller than 1 with a ValueError, not another error and not a list. "
+    "This check counts once games lists the right games."
+)
 def test_games_rejects_small_piles(student):
     """games raises ValueError for n < 1"""
     for n in BAD_PILES:
@@ -321,7 +337,11 @@ def test_games_rejects_small_piles(student):
             student.games(n)
 
 
-@pytest.mark.hint("count_nodes must reject a pile smaller than 1 with a ValueError.")
+@pytest.mark.requires("test_node_counts_table", "test_random_node_counts")
+@pytest.mark.hint(
+    "count_nodes must reject a pile smaller than 1 with a ValueError, not another error and not "
+    "a count. This check counts once count_nodes gives the right counts."
+)
 def test_count_nodes_rejects_small_piles(student):
     """count_nodes raises ValueError for n < 1"""
     for n in BAD_PILES:
@@ -329,7 +349,11 @@ def test_count_nodes_rejects_small_piles(student):
             student.count_nodes(n)
 
 
-@pytest.mark.hint("wins must reject a pile smaller than 1 with a ValueError.")
+@pytest.mark.requires("test_wins_table", "test_random_wins")
+@pytest.mark.hint(
+    "wins must reject a pile smaller than 1 with a ValueError, not another error and not a pair. "
+    "This check counts once wins gives the right counts."
+)
 def test_wins_rejects_small_piles(student):
     """wins raises ValueError for n < 1"""
     for n in BAD_PILES:
@@ -337,7 +361,11 @@ def test_wins_rejects_small_piles(student):
             student.wins(n)
 
 
-@pytest.mark.hint("pruned_nodes must reject a pile smaller than 1 with a ValueError.")
+@pytest.mark.requires("test_pruned_table", "test_random_pruned")
+@pytest.mark.hint(
+    "pruned_nodes must reject a pile smaller than 1 with a ValueError, not another error and not "
+    "a count. This check counts once pruned_nodes gives the right counts."
+)
 def test_pruned_nodes_rejects_small_piles(student):
     """pruned_nodes raises ValueError for n < 1"""
     for n in BAD_PILES:

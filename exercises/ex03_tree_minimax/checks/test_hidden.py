@@ -222,7 +222,8 @@ def test_worked_example_facts(student):
 
 @pytest.mark.hint(
     "A tree can be a bare number, and a list can have a single child; neither needs a special "
-    "value."
+    "value, in any of the three functions. A list with one child still flips the player, and "
+    "best_child of it has exactly one child to choose."
 )
 def test_single_leaves_and_chains(student):
     """single leaves and one-child chains"""
@@ -240,7 +241,8 @@ def test_single_leaves_and_chains(student):
 @pytest.mark.points(2)
 @pytest.mark.hint(
     "Leaves can sit at any depth: whose turn it is depends on the level, not on whether a child "
-    "is a leaf."
+    "is a leaf. count_leaves counts the leaves at every depth, and best_child values every child "
+    "as a minimising node, leaf or list."
 )
 def test_uneven_depths(student):
     """trees with leaves at uneven depths"""
@@ -260,7 +262,10 @@ def test_uneven_depths(student):
     assert student.count_leaves(third) == 5
 
 
-@pytest.mark.hint("Leaves can be floats and negative numbers; do not start a max or a min at 0.")
+@pytest.mark.hint(
+    "Leaves can be floats and negative numbers: a float is a leaf just like an int, in all three "
+    "functions. Do not start a max or a min at 0."
+)
 def test_floats_and_negatives(student):
     """float and negative leaves"""
     tree = [[-1.5, 2.25], [-3, 0.5], [-0.5, -2]]
@@ -272,7 +277,11 @@ def test_floats_and_negatives(student):
 
 
 @pytest.mark.points(2)
-@pytest.mark.hint("When several children share the best value, return the first of them.")
+@pytest.mark.hint(
+    "When several children share the best value, return the first of them (an int and a float "
+    "of the same value tie). Value each child as a minimising node and return its index, not its "
+    "value."
+)
 def test_best_child_ties_go_first(student):
     """ties in best_child go to the first child"""
     assert student.best_child([4, 4]) == 0
@@ -284,8 +293,9 @@ def test_best_child_ties_go_first(student):
 
 
 @pytest.mark.hint(
-    "float('inf') and float('-inf') are floats, so they are leaves too; make sure best_child "
-    "still returns an index."
+    "float('inf') and float('-inf') are floats, so they are leaves too, in all three functions. "
+    "Make sure best_child still returns an index whatever the values: start from child 0 and its "
+    "value, not from None."
 )
 def test_infinite_leaves(student):
     """infinite leaves are numbers too"""
@@ -298,8 +308,8 @@ def test_infinite_leaves(student):
 
 
 @pytest.mark.hint(
-    "count_leaves returns an int, minimax returns one of the leaves, best_child returns an int "
-    "index."
+    "count_leaves returns an int, minimax returns one of the leaves as it is, best_child returns "
+    "an int index (not a bool or a float), and each must be the right answer."
 )
 def test_result_types(student, rng):
     """the results are plain ints and leaf values"""
@@ -320,7 +330,8 @@ def test_result_types(student, rng):
 
 @pytest.mark.points(2)
 @pytest.mark.hint(
-    "Add up the leaves of every child, however deep; the lists themselves are not leaves."
+    "Add up the leaves of every child, however deep; the lists themselves are not leaves. Float "
+    "leaves count like int ones, and a bare number is a tree of 1 leaf."
 )
 def test_count_leaves_random(student, rng):
     """count_leaves on random trees"""
@@ -331,7 +342,8 @@ def test_count_leaves_random(student, rng):
 @pytest.mark.points(2)
 @pytest.mark.hint(
     "Flip the player at every level, use max for the maximiser and min for the minimiser, and "
-    "respect the maximizing argument."
+    "respect the maximizing argument, passed by position or by keyword. Float leaves and bare "
+    "numbers are trees too."
 )
 def test_minimax_random(student, rng):
     """minimax on random trees, either player at the root"""
@@ -342,7 +354,10 @@ def test_minimax_random(student, rng):
         assert student.minimax(tree, maximizing=other) == plain_minimax(tree, other)
 
 
-@pytest.mark.hint("Without a second argument, the root maximises.")
+@pytest.mark.hint(
+    "Without a second argument, the root maximises, and the value must be right for trees of "
+    "every shape."
+)
 def test_minimax_root_maximises_by_default(student, rng):
     """the root maximises by default"""
     for tree in mixed_trees(rng)[:12]:
@@ -351,7 +366,8 @@ def test_minimax_root_maximises_by_default(student, rng):
 
 @pytest.mark.points(2)
 @pytest.mark.hint(
-    "Value every child of the root as a minimising node and return the index of the largest."
+    "Value every child of the root as a minimising node and return the index of the largest; "
+    "on a tie keep the first. Children may be leaves or lists of any depth."
 )
 def test_best_child_random(student, rng):
     """best_child on random trees"""
@@ -360,7 +376,10 @@ def test_best_child_random(student, rng):
 
 
 @pytest.mark.points(2)
-@pytest.mark.hint("With many equal values, best_child must still return the first best child.")
+@pytest.mark.hint(
+    "With many equal values, best_child must still return the first best child, and minimax must "
+    "still return the right value."
+)
 def test_tie_heavy_random_trees(student, rng):
     """random trees with many ties"""
     for tree in tie_heavy_trees(rng):
@@ -370,8 +389,8 @@ def test_tie_heavy_random_trees(student, rng):
 
 @pytest.mark.points(2)
 @pytest.mark.hint(
-    "Trees about 200 levels deep, with leaves at every depth, must work too: flip the player at "
-    "every level and recurse once per child."
+    "Trees about 200 levels deep, with leaves at every depth, must work too, in all three "
+    "functions: flip the player at every level, counted from the root, and recurse once per child."
 )
 def test_deep_trees(student, rng):
     """deep and lopsided trees"""
@@ -406,8 +425,9 @@ def large_tree(rng, shape):
 @pytest.mark.call_timeout(10)
 @pytest.mark.timeout(90)
 @pytest.mark.hint(
-    "Trees of about 100,000 leaves must work too, within the time limit: one recursive call per "
-    "node is plenty fast, but walking the same subtrees again and again is not."
+    "Trees of about 100,000 leaves must get the right answers from all three functions, within "
+    "the time limit: one recursive call per node is plenty fast, but walking the same subtrees "
+    "again and again is not."
 )
 def test_large_trees(student, rng, shape):
     """large trees"""
@@ -432,9 +452,14 @@ NOT_A_NUMBER = [
 FUNCTIONS = ["count_leaves", "minimax", "best_child"]
 
 
+# Raising ValueError, or handing the tree back untouched, is also what code that computes nothing
+# does: the checks of bad trees and of leaving the tree alone pay only once the functions they
+# call compute right answers.
+@pytest.mark.requires("test_count_leaves_random", "test_minimax_random", "test_best_child_random")
 @pytest.mark.hint(
-    "An internal node must have at least one child: an empty list anywhere in the tree is a "
-    "ValueError, in every function."
+    "An internal node must have at least one child: an empty list anywhere in the tree, however "
+    "deep, is a ValueError (not another error), in every function. This check counts once all "
+    "three functions are right on random trees."
 )
 def test_empty_lists_rejected(student):
     """empty lists raise ValueError"""
@@ -444,9 +469,12 @@ def test_empty_lists_rejected(student):
                 getattr(student, name)(tree)
 
 
+@pytest.mark.requires("test_count_leaves_random", "test_minimax_random", "test_best_child_random")
 @pytest.mark.hint(
-    "A leaf must be an int or a float. bool is a subclass of int in Python, but True is not a "
-    "score."
+    "A leaf must be an int or a float: anything else that is not a list (a str, None, a tuple) "
+    "is a ValueError in every function, at any depth or as the whole tree. bool is a subclass of "
+    "int in Python, but True is not a score. This check counts once all three functions are right "
+    "on random trees."
 )
 def test_non_number_leaves_rejected(student):
     """leaves that are not numbers raise ValueError"""
@@ -456,7 +484,11 @@ def test_non_number_leaves_rejected(student):
                 getattr(student, name)(tree)
 
 
-@pytest.mark.hint("minimax checks its tree whichever player is at the root.")
+@pytest.mark.requires("test_minimax_random")
+@pytest.mark.hint(
+    "minimax checks its tree whichever player is at the root: an empty list or a leaf that is not "
+    "an int or float is a ValueError. This check counts once minimax is right on random trees."
+)
 def test_minimax_rejects_bad_trees_for_either_player(student):
     """minimax rejects bad trees for either player"""
     for index, tree in enumerate(EMPTY_SOMEWHERE + NOT_A_NUMBER):
@@ -464,7 +496,12 @@ def test_minimax_rejects_bad_trees_for_either_player(student):
             student.minimax(tree, index % 2 == 0)
 
 
-@pytest.mark.hint("best_child needs children to choose from: a tree that is one number is a ValueError.")
+@pytest.mark.requires("test_best_child_random", "test_best_child_ties_go_first")
+@pytest.mark.hint(
+    "best_child needs children to choose from: a tree that is one number, int or float, is a "
+    "ValueError (not another error, and not an index). This check counts once best_child is right "
+    "on random trees and on ties."
+)
 def test_best_child_of_a_single_leaf(student):
     """best_child of a single leaf raises ValueError"""
     for leaf in (5, 0, -2.5, 0.0, INF):
@@ -472,9 +509,11 @@ def test_best_child_of_a_single_leaf(student):
             student.best_child(leaf)
 
 
+@pytest.mark.requires("test_count_leaves_random", "test_minimax_random", "test_best_child_random")
 @pytest.mark.hint(
-    "Leave the tree you are given exactly as it was: read it, do not change, sort or empty its "
-    "lists."
+    "Leave the tree you are given exactly as it was, in every function: read it, do not change, "
+    "sort or empty its lists, and do not replace its leaves (an int stays an int). This check "
+    "counts once all three functions are right on random trees."
 )
 def test_tree_not_mutated(student, rng):
     """the input tree is left unchanged"""

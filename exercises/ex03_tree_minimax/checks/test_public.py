@@ -17,7 +17,8 @@ def test_count_leaves_examples(student):
 
 @pytest.mark.points(2)
 @pytest.mark.hint(
-    "The root maximises, the level below minimises, and so on: flip the player at every level."
+    "The root maximises, the level below minimises, and so on: flip the player at every level. "
+    "With maximizing=False the root minimises instead, and without the argument it maximises."
 )
 def test_minimax_worked_example(student):
     """minimax on the worked example [[3,5,2],[9,1,0],[7,4,8]]"""
@@ -27,7 +28,8 @@ def test_minimax_worked_example(student):
 
 
 @pytest.mark.hint(
-    "Whose turn it is depends on the level, not on whether a child is a leaf or a list."
+    "Whose turn it is depends on the level, not on whether a child is a leaf or a list, and "
+    "maximizing=False makes the root minimise. A bare number is a tree too, worth itself."
 )
 def test_minimax_uneven_tree(student):
     """minimax on the uneven tree [3,[5,[1,8]],[[2,9],0]]"""
@@ -47,9 +49,14 @@ def test_best_child_examples(student):
     assert student.best_child([[1, 2], [6, 3], [3, 7]]) == 1
 
 
+# Raising ValueError is also what code that computes nothing does, so this pays only once the
+# three functions it calls get the README's examples right.
+@pytest.mark.requires("test_count_leaves_examples", "test_minimax_worked_example",
+                      "test_minimax_uneven_tree", "test_best_child_examples")
 @pytest.mark.hint(
-    "An empty list or a leaf that is not an int or float is a ValueError, and best_child needs "
-    "a list of children."
+    "An empty list or a leaf that is not an int or float is a ValueError (test for bool first: "
+    "True is an int in Python), and best_child needs a list of children. Raise ValueError, not "
+    "another error. This check counts once all three functions get the README's examples right."
 )
 def test_bad_trees_raise_value_error(student):
     """bad trees raise ValueError"""

@@ -16,6 +16,12 @@ import pytest
 INF = math.inf
 REPORT_KEYS = {"value", "nodes_visited", "nodes_pruned", "total_leaves"}
 
+# Raising, leaving the tree alone and the right shape are easy for code that computes nothing,
+# so each of those checks pays only once the functions it calls also answer correctly: the
+# README's example and the random trees, for each function it calls.
+COUNTER_BID_CORRECT = ("test_worked_example", "test_random_trees_match_oracle")
+PRUNING_CORRECT = ("test_minimax_with_pruning_value", "test_pruning_value_full_window")
+
 
 # --------------------------------------------------------------------------
 # The oracle: plain minimax, leaf counting and an alpha-beta that reports
@@ -253,9 +259,11 @@ def test_deep_skipped_subtrees(student):
 # The shape of the answer and the counting rule.
 # --------------------------------------------------------------------------
 
+@pytest.mark.requires(*COUNTER_BID_CORRECT)
 @pytest.mark.hint(
     "Return a plain dict with exactly the keys value, nodes_visited, nodes_pruned and "
-    "total_leaves; the counts are ints."
+    "total_leaves; the counts are ints and the value is an int or a float. This check counts "
+    "once best_counter_bid's values and counts are right."
 )
 def test_result_is_plain_dict(student, rng):
     """the result is a dict with exactly four keys"""
@@ -271,8 +279,9 @@ def test_result_is_plain_dict(student, rng):
 
 @pytest.mark.points(2)
 @pytest.mark.hint(
-    "Every leaf is either evaluated or under a skipped child, so nodes_visited + nodes_pruned "
-    "== total_leaves."
+    "total_leaves counts every leaf of the tree, and every leaf is either evaluated or under a "
+    "skipped child, so nodes_visited + nodes_pruned == total_leaves; at least one leaf is always "
+    "evaluated, and value is plain minimax's value."
 )
 def test_counting_rule_on_random_trees(student, rng):
     """visited and pruned leaves add up to all leaves"""
@@ -347,7 +356,7 @@ def test_knuth_moore_bound(student, rng):
 
 @pytest.mark.hint(
     "minimax_with_pruning(tree, maximizing) must give plain minimax's value, for either player "
-    "at the root."
+    "at the root, whether the full window is left out or passed in (by position or by name)."
 )
 def test_pruning_value_full_window(student, rng):
     """minimax_with_pruning with the full window"""
@@ -362,8 +371,8 @@ def test_pruning_value_full_window(student, rng):
 
 
 @pytest.mark.hint(
-    "Start from the alpha and beta you are given; when the true value lies strictly inside "
-    "them, that value comes back."
+    "Start from the alpha and beta you are given, by position or by name; when the true value "
+    "lies strictly inside them, that value comes back."
 )
 def test_pruning_value_inside_window(student, rng):
     """minimax_with_pruning with a window around the answer"""
@@ -393,9 +402,11 @@ NOT_A_NUMBER = [
 ]
 
 
+@pytest.mark.requires(*COUNTER_BID_CORRECT)
 @pytest.mark.hint(
-    "An internal node must have at least one child: an empty list anywhere in the tree is a "
-    "ValueError."
+    "An internal node must have at least one child: an empty list anywhere in the tree, the "
+    "whole tree included, is a ValueError. This check counts once best_counter_bid's values and "
+    "counts are right."
 )
 def test_empty_lists_rejected(student):
     """empty lists raise ValueError"""
@@ -404,9 +415,11 @@ def test_empty_lists_rejected(student):
             student.best_counter_bid(tree)
 
 
+@pytest.mark.requires(*COUNTER_BID_CORRECT)
 @pytest.mark.hint(
-    "A leaf must be an int or a float. bool is a subclass of int in Python, but True is not a "
-    "score."
+    "A leaf must be an int or a float, wherever it sits, even when the whole tree is one leaf. "
+    "bool is a subclass of int in Python, but True is not a score. This check counts once "
+    "best_counter_bid's values and counts are right."
 )
 def test_non_number_leaves_rejected(student):
     """leaves that are not numbers raise ValueError"""
@@ -415,9 +428,11 @@ def test_non_number_leaves_rejected(student):
             student.best_counter_bid(tree)
 
 
+@pytest.mark.requires(*PRUNING_CORRECT)
 @pytest.mark.hint(
-    "minimax_with_pruning checks its tree too: empty lists and non-number leaves raise "
-    "ValueError."
+    "minimax_with_pruning checks its tree too, whichever player is at the root: empty lists and "
+    "non-number leaves raise ValueError. This check counts once minimax_with_pruning's values "
+    "are right."
 )
 def test_pruning_rejects_bad_trees(student):
     """minimax_with_pruning rejects bad trees"""
@@ -426,9 +441,11 @@ def test_pruning_rejects_bad_trees(student):
             student.minimax_with_pruning(tree, index % 2 == 0)
 
 
+@pytest.mark.requires(*COUNTER_BID_CORRECT, *PRUNING_CORRECT)
 @pytest.mark.hint(
-    "Check the whole tree before you search it: a bad node must be caught even where the search"
-    " would skip it."
+    "Check the whole tree before you search it, in both functions: a bad node must be caught "
+    "even where the search would skip it. This check counts once both functions answer "
+    "correctly."
 )
 def test_bad_input_where_pruning_skips(student):
     """bad input is rejected even where pruning would skip it"""
@@ -447,9 +464,11 @@ def test_bad_input_where_pruning_skips(student):
             student.minimax_with_pruning(tree, True)
 
 
+@pytest.mark.requires(*COUNTER_BID_CORRECT, *PRUNING_CORRECT)
 @pytest.mark.hint(
-    "Leave the tree you are given exactly as it was: read it, do not change, sort or empty its "
-    "lists."
+    "Both functions must leave the tree they are given exactly as it was: read it, do not "
+    "change, sort or empty its lists, nor turn its numbers into other types. This check counts "
+    "once both functions answer correctly."
 )
 def test_tree_not_mutated(student, rng):
     """the input tree is left unchanged"""

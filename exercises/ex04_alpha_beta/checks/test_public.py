@@ -16,8 +16,9 @@ def report(value, visited, pruned, total):
 
 @pytest.mark.points(3)
 @pytest.mark.hint(
-    "Walk through the README's worked example by hand: only the 0 in the middle branch is "
-    "skipped."
+    "Return a dict with the four keys. Walk through the README's worked example by hand: the "
+    "value is 4, and only the 0 in the middle branch is skipped (8 leaves visited, 1 pruned, 9 "
+    "in all)."
 )
 def test_worked_example(student, feedback):
     """worked example [[3,5,2],[9,1,0],[7,4,8]]"""
@@ -28,7 +29,10 @@ def test_worked_example(student, feedback):
     assert got == report(4, 8, 1, 9)
 
 
-@pytest.mark.hint("The same leaves in another order give the same value but less work.")
+@pytest.mark.hint(
+    "The same leaves in another order give the same value, 4, but less work: the 0 of the middle "
+    "branch and the 5 and the 2 of the last one are skipped."
+)
 def test_worked_example_reordered(student, feedback):
     """the strongest branch first: [[7,4,8],[9,1,0],[3,5,2]]"""
     tree = [[7, 4, 8], [9, 1, 0], [3, 5, 2]]
@@ -38,7 +42,10 @@ def test_worked_example_reordered(student, feedback):
     assert got == report(4, 6, 3, 9)
 
 
-@pytest.mark.hint("The search stops when alpha >= beta, so it also stops when they are equal.")
+@pytest.mark.hint(
+    "The search stops when alpha >= beta, so it also stops when they are equal: the value is 3 "
+    "and only the 1 is skipped."
+)
 def test_equal_values_cut_off(student, feedback):
     """a tie is enough for a cutoff: [[3,5],[3,1]]"""
     tree = [[3, 5], [3, 1]]
@@ -49,8 +56,8 @@ def test_equal_values_cut_off(student, feedback):
 
 
 @pytest.mark.hint(
-    "minimax_with_pruning returns just the value, for whichever player the flag says is at the "
-    "root."
+    "minimax_with_pruning returns just the value (a number, not a dict), for whichever player "
+    "the flag says is at the root: True means the root maximises, False that it minimises."
 )
 def test_minimax_with_pruning_value(student, feedback):
     """minimax_with_pruning on the worked example, either player at the root"""
@@ -64,9 +71,13 @@ def test_minimax_with_pruning_value(student, feedback):
     assert got == 5
 
 
+# Raising is easy without computing anything: the points come once both functions answer the
+# worked example right.
+@pytest.mark.requires("test_worked_example", "test_minimax_with_pruning_value")
 @pytest.mark.hint(
-    "Check the whole tree before searching: an empty list or a leaf that is not a number is a "
-    "ValueError."
+    "Check the whole tree before searching, in both functions: an empty list or a leaf that is "
+    "not a number is a ValueError. This check counts once both functions get the worked example "
+    "right."
 )
 def test_bad_trees_raise_value_error(student):
     """an empty list or a non-number leaf raises ValueError"""

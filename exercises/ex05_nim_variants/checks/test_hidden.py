@@ -24,6 +24,13 @@ VARIANTS = ("misere", "normal", "split")
 # 8 s to several minutes. See exercise.toml for the measurements.
 MEMO_CALL_TIMEOUT = 4.0
 
+# Raising ValueError is easy for code that computes nothing, so each bad-input check pays only
+# once the functions it calls also answer correctly: the README's examples and the positions of
+# every variant, for each function it calls.
+MOVES_CORRECT = ("test_nim_moves_random_states", "test_split_moves_random_states")
+MINIMAX_CORRECT = ("test_minimax_examples", "test_same_position_every_variant_and_player")
+BEST_MOVE_CORRECT = ("test_verified_best_moves",)
+
 
 # --------------------------------------------------------------------------
 # The oracle: move lists, Grundy values and the closed forms.
@@ -170,8 +177,9 @@ def test_split_moves_worked_example(student):
 
 @pytest.mark.points(2)
 @pytest.mark.hint(
-    "best_move is the max over (minimax(new_state, False, variant), new_state): the player to "
-    "move is Max, the opponent moves next."
+    "best_move returns a (score, new_state) tuple, the max over (minimax(new_state, False, "
+    "variant), new_state): the player to move is Max, the opponent moves next, and ties go to "
+    "the largest new state."
 )
 def test_verified_best_moves(student):
     """the verified best moves of all three variants"""
@@ -249,7 +257,8 @@ FINISHED = {
 @pytest.mark.points(2)
 @pytest.mark.hint(
     "When no move is left: in misère the player to move has WON (the other took the last "
-    "counter); in normal and split they have LOST."
+    "counter); in normal and split they have LOST. The score is Max's: +1 when Max has won, -1 "
+    "when Max has lost, whoever is to move."
 )
 def test_minimax_on_finished_games(student):
     """minimax returns the score of a finished game"""
@@ -272,8 +281,8 @@ def test_keyword_arguments(student):
 
 @pytest.mark.points(2)
 @pytest.mark.hint(
-    "Misère: taking the last counter loses. With only single counters left, the player to move "
-    "loses when their number is odd."
+    "Misère: taking the last counter loses, so a player facing only empty piles has won. With "
+    "only single counters left, the player to move loses when their number is odd."
 )
 def test_misere_random_positions(student, rng):
     """misère positions against the closed form"""
@@ -307,8 +316,9 @@ def test_split_random_positions(student, rng):
 
 @pytest.mark.points(2)
 @pytest.mark.hint(
-    "The memo key must hold everything the answer depends on: the piles, whose turn it is and "
-    "the variant."
+    "Each variant keeps its own moves and its own ending, for either player to move; and the "
+    "memo key must hold everything the answer depends on: the piles, whose turn it is and the "
+    "variant."
 )
 def test_same_position_every_variant_and_player(student, rng):
     """one position under every variant, for either player"""
@@ -326,8 +336,8 @@ def test_same_position_every_variant_and_player(student, rng):
 
 @pytest.mark.points(2)
 @pytest.mark.hint(
-    "Among moves with the best score, return the LARGEST new state: take the max over (score, "
-    "new_state) tuples."
+    "Score each move with minimax(new_state, False, variant); among moves with the best score, "
+    "return the LARGEST new state: take the max over (score, new_state) tuples."
 )
 def test_best_move_misere(student, rng):
     """misère best moves and their tie-breaks"""
@@ -338,8 +348,8 @@ def test_best_move_misere(student, rng):
 
 @pytest.mark.points(2)
 @pytest.mark.hint(
-    "Among moves with the best score, return the LARGEST new state: take the max over (score, "
-    "new_state) tuples."
+    "Score each move with minimax(new_state, False, variant); among moves with the best score, "
+    "return the LARGEST new state: take the max over (score, new_state) tuples."
 )
 def test_best_move_normal(student, rng):
     """normal-play best moves and their tie-breaks"""
@@ -350,8 +360,8 @@ def test_best_move_normal(student, rng):
 
 @pytest.mark.points(2)
 @pytest.mark.hint(
-    "Return the new state exactly as split_moves gives it (not sorted); ties go to the largest "
-    "new state."
+    "Score each split with minimax(new_state, False, 'split'), and return the new state exactly "
+    "as split_moves gives it (not sorted); ties go to the largest new state."
 )
 def test_best_move_split(student, rng):
     """split best moves and their tie-breaks"""
@@ -368,9 +378,11 @@ def test_best_move_split(student, rng):
 UNKNOWN_VARIANTS = ["chess", "Normal", "MISERE", "misère", "", "split ", "grundy", None]
 
 
+@pytest.mark.requires(*MINIMAX_CORRECT, *BEST_MOVE_CORRECT)
 @pytest.mark.hint(
-    "minimax and best_move accept only 'misere', 'normal' and 'split'; anything else raises "
-    "ValueError, even on a finished game."
+    "minimax and best_move accept only 'misere', 'normal' and 'split', spelt exactly so; "
+    "anything else raises ValueError, even on a finished game. This check counts once minimax "
+    "and best_move answer correctly."
 )
 def test_unknown_variants_rejected(student):
     """an unknown variant raises ValueError"""
@@ -383,9 +395,10 @@ def test_unknown_variants_rejected(student):
             student.best_move((5,), variant)
 
 
+@pytest.mark.requires(*BEST_MOVE_CORRECT)
 @pytest.mark.hint(
     "best_move needs a move to choose: when the game is over (check it with the variant's own "
-    "rule), raise ValueError."
+    "rule), raise ValueError. This check counts once best_move answers correctly."
 )
 def test_best_move_on_finished_games(student):
     """best_move on a finished game raises ValueError"""
@@ -395,9 +408,10 @@ def test_best_move_on_finished_games(student):
                 student.best_move(piles, variant)
 
 
+@pytest.mark.requires(*MOVES_CORRECT, *MINIMAX_CORRECT, *BEST_MOVE_CORRECT)
 @pytest.mark.hint(
     "A negative pile raises ValueError in all four functions, whichever pile it is and whatever "
-    "the variant."
+    "the variant. This check counts once all four functions answer correctly."
 )
 def test_negative_piles_rejected(student):
     """a negative pile raises ValueError"""
@@ -422,7 +436,7 @@ def test_negative_piles_rejected(student):
 @pytest.mark.call_timeout(MEMO_CALL_TIMEOUT)
 @pytest.mark.hint(
     "Four piles of a few counters each need a memo: remember the value of every position you "
-    "have solved."
+    "have solved. The answers follow the same rules as on small positions, ties included."
 )
 def test_memo_four_piles_normal(student):
     """four piles in normal play (needs a memo)"""
@@ -435,7 +449,7 @@ def test_memo_four_piles_normal(student):
 @pytest.mark.call_timeout(MEMO_CALL_TIMEOUT)
 @pytest.mark.hint(
     "Four piles of a few counters each need a memo: remember the value of every position you "
-    "have solved."
+    "have solved. The answers follow the same rules as on small positions, ties included."
 )
 def test_memo_four_piles_misere(student):
     """four piles in misère play (needs a memo)"""
@@ -448,7 +462,7 @@ def test_memo_four_piles_misere(student):
 @pytest.mark.call_timeout(MEMO_CALL_TIMEOUT)
 @pytest.mark.hint(
     "A big split pile needs a memo keyed on the SORTED piles: the same piles turn up in many "
-    "orders."
+    "orders. The answers follow the same rules as on small piles, ties included."
 )
 def test_memo_split_single_pile(student):
     """a single big split pile (needs a sorted memo)"""
@@ -460,7 +474,8 @@ def test_memo_split_single_pile(student):
 @pytest.mark.call_timeout(MEMO_CALL_TIMEOUT)
 @pytest.mark.hint(
     "Large positions of every variant must be answered quickly: memoise, and sort the piles of "
-    "split states for the key."
+    "split states for the key. The answers follow the same rules as on small positions, ties "
+    "included."
 )
 def test_memo_random_large_positions(student, rng):
     """random large positions (needs a memo)"""

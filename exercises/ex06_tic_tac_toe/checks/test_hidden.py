@@ -219,6 +219,15 @@ def line_board(line, mark):
     return board
 
 
+# Raising ValueError and answering None are easy for code that computes nothing, so each such
+# check pays only once the functions it calls also answer correctly: the README's examples and
+# the oracle's positions, for each function it calls.
+WINNER_CORRECT = ("test_winner_examples", "test_winner_every_line")
+SCORE_CORRECT = ("test_score_examples", "test_score_finished_boards")
+MINIMAX_CORRECT = ("test_minimax_examples", "test_minimax_sampled_positions")
+BEST_MOVE_CORRECT = ("test_best_move_examples", "test_best_move_sampled_positions")
+
+
 MALFORMED = [
     "", " ", "X", "XO", "XXOO", "        ", "          ", "XOXOXOXOXO", "X" * 12,
     "xxx      ", "X o      ", "XO.      ", "0        ", "X-O------", "XX\tOO    ",
@@ -250,7 +259,11 @@ def test_winner_every_line(student):
                 assert student.winner(board) == mark
 
 
-@pytest.mark.hint("With no three in a line, winner returns None: also on a full board that is a draw.")
+@pytest.mark.requires(*WINNER_CORRECT)
+@pytest.mark.hint(
+    "With no three in a line, winner returns None: also on a full board that is a draw. This "
+    "check counts once winner finds the lines that are there."
+)
 def test_winner_none(student, rng):
     """winner returns None when nobody has a line"""
     boards = [EMPTY_BOARD, "XX OO    ", "XO       ", "X O X O  ", "XXOOOXXOX"]
@@ -260,7 +273,10 @@ def test_winner_none(student, rng):
         assert student.winner(board) is None
 
 
-@pytest.mark.hint("winner looks only at the board's lines: it does not check whose turn it is or the counts.")
+@pytest.mark.hint(
+    "winner and score look only at the board's lines (and, for score, at its empty squares): "
+    "they do not check whose turn it is or the counts."
+)
 def test_winner_and_score_ignore_counts(student):
     """winner and score accept hand-made boards with any counts"""
     assert student.winner("XXX      ") == "X"
@@ -286,7 +302,11 @@ def test_winner_on_real_positions(student, rng):
         assert student.winner(board) == owner(board)
 
 
-@pytest.mark.hint("A board is exactly 9 characters, each 'X', 'O' or ' '; anything else is a ValueError.")
+@pytest.mark.requires(*WINNER_CORRECT)
+@pytest.mark.hint(
+    "A board is exactly 9 characters, each 'X', 'O' or ' '; anything else is a ValueError. This "
+    "check counts once winner answers correctly."
+)
 def test_winner_rejects_malformed_boards(student):
     """winner rejects boards of the wrong length or with other characters"""
     for board in MALFORMED:
@@ -308,7 +328,11 @@ def test_score_finished_boards(student, rng):
             assert student.score(board, side) == outcome(board, side)
 
 
-@pytest.mark.hint("A game is over only when a side has a line or no square is empty; otherwise score raises ValueError.")
+@pytest.mark.requires(*SCORE_CORRECT)
+@pytest.mark.hint(
+    "A game is over only when a side has a line or no square is empty; otherwise score raises "
+    "ValueError, whichever ai it is asked for. This check counts once score answers correctly."
+)
 def test_score_rejects_unfinished_games(student, rng):
     """score raises ValueError while the game is still going"""
     boards = [EMPTY_BOARD, "XX OO    ", "XOXOXOOX ", "XX       ", " OOXXOXOX"]
@@ -318,7 +342,11 @@ def test_score_rejects_unfinished_games(student, rng):
             student.score(board, SIDES[index % 2])
 
 
-@pytest.mark.hint("score checks its board like winner does: exactly 9 characters, each 'X', 'O' or ' '.")
+@pytest.mark.requires(*SCORE_CORRECT)
+@pytest.mark.hint(
+    "score checks its board like winner does: exactly 9 characters, each 'X', 'O' or ' '. This "
+    "check counts once score answers correctly."
+)
 def test_score_rejects_malformed_boards(student):
     """score rejects boards of the wrong length or with other characters"""
     for index, board in enumerate(MALFORMED):
@@ -326,7 +354,11 @@ def test_score_rejects_malformed_boards(student):
             student.score(board, SIDES[index % 2])
 
 
-@pytest.mark.hint("ai must be exactly 'X' or 'O'; anything else is a ValueError, in score and in minimax.")
+@pytest.mark.requires(*SCORE_CORRECT, *MINIMAX_CORRECT)
+@pytest.mark.hint(
+    "ai must be exactly 'X' or 'O'; anything else is a ValueError, in score and in minimax, on "
+    "finished and unfinished boards. This check counts once score and minimax answer correctly."
+)
 def test_bad_ai_rejected(student):
     """score and minimax reject an ai that is not 'X' or 'O'"""
     for ai in ("x", "o", "Z", "0"):
@@ -344,19 +376,29 @@ def test_bad_ai_rejected(student):
 
 @pytest.mark.call_timeout(60)
 @pytest.mark.timeout(180)
-@pytest.mark.hint("After X's first move the side to move is O; every first move still leads to a draw.")
+@pytest.mark.hint(
+    "After X's first move the side to move is O, and after O's reply it is X again. The value is "
+    "for ai, whoever moves next: search every reply to the end of the game."
+)
 def test_minimax_after_first_move(student):
     """minimax after each first move"""
     for square in range(9):
         board = put(EMPTY_BOARD, square, "X")
         side = SIDES[square % 2]
         assert student.minimax(board, side) == value(board, side)
+        # Every first move is worth the same, so a constant could pass the line above: a reply that
+        # loses for O gives a position worth +1 to X and -1 to O, which no constant matches.
+        losing = [reply for reply in empties(board) if value(put(board, reply, "O"), "O") == -1]
+        assert losing  # the oracle's own sanity check: every first move has a reply that loses
+        after = put(board, losing[0], "O")
+        for ai in SIDES:
+            assert student.minimax(after, ai) == value(after, ai)
 
 
 @pytest.mark.points(3)
 @pytest.mark.hint(
     "Maximise on ai's turns and minimise on the other side's; the side to move follows from the "
-    "counts (X when they are equal)."
+    "counts (X when they are equal). Return a plain int: 1, 0 or -1."
 )
 def test_minimax_sampled_positions(student, rng):
     """minimax on sampled positions, for both sides"""
@@ -380,9 +422,11 @@ def test_minimax_on_finished_boards(student, rng):
 
 
 @pytest.mark.points(2)
+@pytest.mark.requires(*MINIMAX_CORRECT)
 @pytest.mark.hint(
-    "minimax checks that the position is plausible: X has as many pieces as O or one more, and "
-    "at most one side has a line."
+    "minimax checks that the position is plausible: 9 characters of 'X', 'O' and ' ', X has as "
+    "many pieces as O or one more, and at most one side has a line. This check counts once "
+    "minimax answers correctly."
 )
 def test_minimax_rejects_impossible_boards(student, rng):
     """minimax rejects bad counts, two winners and malformed boards"""
@@ -399,8 +443,8 @@ def test_minimax_rejects_impossible_boards(student, rng):
 
 @pytest.mark.points(3)
 @pytest.mark.hint(
-    "Return an empty square whose position is worth as much to the side to move as the best it "
-    "can force; any such square is accepted."
+    "Return an empty square, as an int from 0 to 8, whose position is worth as much to the side "
+    "to move as the best it can force; any such square is accepted."
 )
 def test_best_move_sampled_positions(student, rng):
     """best_move on sampled positions is an optimal empty square"""
@@ -438,8 +482,8 @@ def test_best_move_avoids_traps(student, rng):
 @pytest.mark.call_timeout(60)
 @pytest.mark.timeout(180)
 @pytest.mark.hint(
-    "Playing X, best_move must never lose, whatever O does. Search to the end of the game; "
-    "don't stop at the first move that looks good."
+    "Playing X, best_move must never lose, whatever O does, and always return an empty square "
+    "as an int. Search to the end of the game; don't stop at the first move that looks good."
 )
 def test_never_loses_as_x(student):
     """never loses as X against every line of play"""
@@ -450,8 +494,8 @@ def test_never_loses_as_x(student):
 @pytest.mark.call_timeout(60)
 @pytest.mark.timeout(180)
 @pytest.mark.hint(
-    "Playing O, best_move must never lose, whatever X does. O moves when X has one piece more, "
-    "and O maximises its own result."
+    "Playing O, best_move must never lose, whatever X does, and always return an empty square "
+    "as an int. O moves when X has one piece more, and O maximises its own result."
 )
 def test_never_loses_as_o(student):
     """never loses as O against every line of play"""
@@ -461,7 +505,7 @@ def test_never_loses_as_o(student):
 @pytest.mark.points(2)
 @pytest.mark.hint(
     "From any position, keep playing best_move: a forced win must end in a win, and a draw must "
-    "never turn into a loss."
+    "never turn into a loss. Every move must be an empty square, as an int."
 )
 def test_plays_out_positions(student, rng):
     """plays out won and drawn positions against every reply"""
@@ -476,7 +520,11 @@ def test_plays_out_positions(student, rng):
 
 
 @pytest.mark.points(2)
-@pytest.mark.hint("A game that is over has no move: best_move raises ValueError when a side has a line or the board is full.")
+@pytest.mark.requires(*BEST_MOVE_CORRECT)
+@pytest.mark.hint(
+    "A game that is over has no move: best_move raises ValueError when a side has a line or the "
+    "board is full. This check counts once best_move answers correctly."
+)
 def test_best_move_rejects_finished_games(student, rng):
     """best_move raises ValueError when the game is over"""
     boards = full_draws() + ["XXXOO    ", "XO XO X  ", "XXOXO O  ", "XXOXOOXOX"]
@@ -489,9 +537,11 @@ def test_best_move_rejects_finished_games(student, rng):
 
 
 @pytest.mark.points(2)
+@pytest.mark.requires(*BEST_MOVE_CORRECT)
 @pytest.mark.hint(
     "best_move checks the position like minimax: 9 characters of 'X', 'O' and ' ', X has as "
-    "many pieces as O or one more, and at most one side has a line."
+    "many pieces as O or one more, and at most one side has a line. This check counts once "
+    "best_move answers correctly."
 )
 def test_best_move_rejects_impossible_boards(student, rng):
     """best_move rejects bad counts, two winners and malformed boards"""

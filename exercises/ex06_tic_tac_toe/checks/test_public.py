@@ -3,7 +3,10 @@
 import pytest
 
 
-@pytest.mark.hint("Look at all 8 lines: 3 rows, 3 columns and 2 diagonals.")
+@pytest.mark.hint(
+    "Look at all 8 lines: 3 rows, 3 columns and 2 diagonals. When no line is complete, winner "
+    "returns None, on a full board too."
+)
 def test_winner_examples(student):
     """winner on the README's boards"""
     assert student.winner("XXXOO    ") == "X"
@@ -42,7 +45,10 @@ def test_minimax_examples(student):
 
 
 @pytest.mark.points(2)
-@pytest.mark.hint("Try every empty square and keep one whose minimax value is best for the side to move.")
+@pytest.mark.hint(
+    "Try every empty square and return the number (0 to 8) of one whose minimax value is best "
+    "for the side to move."
+)
 def test_best_move_examples(student):
     """best_move on the README's boards"""
     assert student.best_move("XX OO    ") == 2
@@ -50,9 +56,13 @@ def test_best_move_examples(student):
     assert student.best_move("X       O") in (2, 6)
 
 
+# Raising is easy without computing anything: the points come once each function called here
+# also answers its examples right.
+@pytest.mark.requires("test_best_move_examples", "test_minimax_examples", "test_winner_examples")
 @pytest.mark.hint(
     "Check the board first: 9 characters of 'X', 'O' and ' ' for every function; for minimax and "
-    "best_move also the counts and at most one line; best_move also needs a game that is not over."
+    "best_move also the counts and at most one line; best_move also needs a game that is not over. "
+    "This check counts once winner, minimax and best_move also get their examples right."
 )
 def test_bad_input_examples(student):
     """the README's bad boards raise ValueError"""

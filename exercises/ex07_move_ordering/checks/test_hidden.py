@@ -17,6 +17,13 @@ import pytest
 
 INF = math.inf
 
+# Raising for bad input, leaving the tree alone and keeping its shape are easy for code that
+# computes nothing (raise for everything, hand the tree back), so each of those checks pays only
+# once the function it calls also answers correctly on the known trees.
+FRACTION_CORRECT = ("test_known_trees",)
+ORDER_CORRECT = ("test_known_orders",)
+MINIMAL_LEAVES_CORRECT = ("test_minimal_leaves_formula",)
+
 
 # --------------------------------------------------------------------------
 # The oracle: leaf counting, plain minimax, alpha-beta that counts the leaves
@@ -257,8 +264,8 @@ def test_known_trees(student):
 
 
 @pytest.mark.hint(
-    "When no node stops early, nothing is pruned and the answer is 0.0; a single leaf is one "
-    "visited leaf."
+    "When no node stops early, nothing is pruned and the answer is 0.0, a float (not the int 0); "
+    "a single leaf is one visited leaf."
 )
 def test_nothing_pruned(student, rng):
     """pruned_fraction is 0.0 where no node stops early"""
@@ -308,7 +315,10 @@ def test_knuth_moore_fraction(student, rng):
         assert student.pruned_fraction(tree) == pytest.approx(expected)
 
 
-@pytest.mark.hint("Large trees must work too: keep the recursion simple and count leaves once.")
+@pytest.mark.hint(
+    "Large trees must work too, by the same rules as small ones: keep the recursion simple and "
+    "count each leaf once."
+)
 def test_larger_trees(student, rng):
     """pruned_fraction on larger random trees"""
     trees = [
@@ -334,9 +344,11 @@ BAD_WHERE_PRUNED = [
 ]
 
 
+@pytest.mark.requires(*FRACTION_CORRECT)
 @pytest.mark.hint(
     "Check the whole tree before searching: an empty list or a leaf that is not an int or float "
-    "(bool included) is a ValueError, even where the search would not go."
+    "(bool included) is a ValueError, even where the search would not go. This check counts once "
+    "pruned_fraction answers the known trees correctly."
 )
 def test_pruned_fraction_rejects_bad_trees(student):
     """pruned_fraction rejects bad trees"""
@@ -363,7 +375,8 @@ KNOWN_ORDERS = [
 @pytest.mark.points(2)
 @pytest.mark.hint(
     "At a maximising node sort the children by value from high to low, at a minimising node "
-    "from low to high, and do it at every level, with the player flipping each time."
+    "from low to high, and do it at every level, with the player flipping each time; every leaf "
+    "keeps its value and its type."
 )
 def test_known_orders(student):
     """order_best_first on known trees with distinct leaves"""
@@ -371,7 +384,10 @@ def test_known_orders(student):
         assert same_tree(student.order_best_first(tree), expected)
 
 
-@pytest.mark.hint("A tree that is a single leaf comes back as that leaf; a one-child node keeps its child.")
+@pytest.mark.hint(
+    "A tree that is a single leaf comes back as that leaf, with its type; a one-child node keeps "
+    "its child, and the nodes below it are still sorted."
+)
 def test_order_single_leaves_and_chains(student):
     """order_best_first on single leaves and one-child chains"""
     cases = [(5, 5), (-2.5, -2.5), ([7], [7]), ([[[-2]]], [[[-2]]]), ([[[1, 2]]], [[[2, 1]]])]
@@ -380,9 +396,11 @@ def test_order_single_leaves_and_chains(student):
 
 
 @pytest.mark.points(2)
+@pytest.mark.requires(*ORDER_CORRECT)
 @pytest.mark.hint(
     "Only reorder: every node of the result must hold the same subtrees as the original node, "
-    "and leaves keep their values and types."
+    "and leaves keep their values and types. This check counts once order_best_first sorts the "
+    "known trees correctly."
 )
 def test_order_keeps_the_tree(student, rng):
     """order_best_first keeps the shape, the leaves and the value"""
@@ -397,7 +415,8 @@ def test_order_keeps_the_tree(student, rng):
 @pytest.mark.points(2)
 @pytest.mark.hint(
     "Sort by each child's minimax value (the player flips one level down), not by its first leaf"
-    " or its size, and sort every node, not only the root."
+    " or its size, and sort every node, not only the root; only reorder, keeping every subtree "
+    "and leaf."
 )
 def test_order_is_best_first_everywhere(student, rng):
     """order_best_first sorts every node best-first"""
@@ -405,7 +424,10 @@ def test_order_is_best_first_everywhere(student, rng):
         assert_best_first_reordering(student.order_best_first(tree), tree)
 
 
-@pytest.mark.hint("Ties may come in any order, but the children must still be best-first by value.")
+@pytest.mark.hint(
+    "Ties may come in any order, but the children must still be best-first by value, and the "
+    "result must hold the same subtrees and leaves."
+)
 def test_order_tie_heavy(student, rng):
     """order_best_first on random trees with many ties"""
     for tree in tie_heavy_trees(rng):
@@ -414,8 +436,8 @@ def test_order_tie_heavy(student, rng):
 
 @pytest.mark.points(2)
 @pytest.mark.hint(
-    "After a correct best-first ordering, alpha-beta on a uniform tree with distinct leaves "
-    "evaluates exactly b**ceil(d/2) + b**floor(d/2) - 1 leaves."
+    "After a correct best-first ordering (the same subtrees, only reordered), alpha-beta on a "
+    "uniform tree with distinct leaves evaluates exactly b**ceil(d/2) + b**floor(d/2) - 1 leaves."
 )
 def test_order_meets_knuth_moore(student, rng):
     """alpha-beta on the best-first tree meets the Knuth-Moore bound"""
@@ -430,9 +452,11 @@ def test_order_meets_knuth_moore(student, rng):
 
 
 @pytest.mark.points(2)
+@pytest.mark.requires(*ORDER_CORRECT)
 @pytest.mark.hint(
     "Leave the tree you are given exactly as it was: build new lists (sorted() or a copy), "
-    "never list.sort() on the original."
+    "never list.sort() on the original, and return the reordered tree with the same subtrees. "
+    "This check counts once order_best_first sorts the known trees correctly."
 )
 def test_order_does_not_mutate(student, rng):
     """order_best_first leaves its input unchanged"""
@@ -450,7 +474,10 @@ def test_order_does_not_mutate(student, rng):
         assert canonical(result) == canonical(original)
 
 
-@pytest.mark.hint("Large trees must work too: compute each subtree's value once, on the way back up.")
+@pytest.mark.hint(
+    "Large trees must work too, sorted best-first by the same rules as small ones: compute each "
+    "subtree's value once, on the way back up."
+)
 def test_order_larger_trees(student, rng):
     """order_best_first on larger random trees"""
     trees = [
@@ -462,9 +489,11 @@ def test_order_larger_trees(student, rng):
         assert_best_first_reordering(student.order_best_first(tree), tree)
 
 
+@pytest.mark.requires(*ORDER_CORRECT)
 @pytest.mark.hint(
     "order_best_first checks its tree too: an empty list anywhere, or a leaf that is not an int "
-    "or float, is a ValueError."
+    "or float (bool included), is a ValueError, even a tree that is a single bad leaf. This check "
+    "counts once order_best_first sorts the known trees correctly."
 )
 def test_order_rejects_bad_trees(student):
     """order_best_first rejects bad trees"""
@@ -514,7 +543,11 @@ def test_minimal_leaves_big_numbers(student):
         assert got == knuth_moore(branching, depth)
 
 
-@pytest.mark.hint("Raise ValueError when branching < 1 or depth < 0.")
+@pytest.mark.requires(*MINIMAL_LEAVES_CORRECT)
+@pytest.mark.hint(
+    "Raise ValueError when branching < 1 or depth < 0, each on its own or both at once. This "
+    "check counts once minimal_leaves matches the formula."
+)
 def test_minimal_leaves_rejects_bad_sizes(student):
     """minimal_leaves rejects branching < 1 and depth < 0"""
     for branching, depth in [(0, 0), (0, 3), (-1, 2), (-5, -5), (2, -1), (1, -1), (3, -10), (0, 4)]:

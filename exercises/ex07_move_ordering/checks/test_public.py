@@ -11,7 +11,8 @@ WORKED_TREE = [[3, 5, 2], [9, 1, 0], [7, 4, 8]]
 
 @pytest.mark.points(2)
 @pytest.mark.hint(
-    "pruned_fraction never stops early: add the cutoff (if alpha >= beta: break) to both loops."
+    "pruned_fraction never stops early: add the cutoff (if alpha >= beta: break) to both loops, "
+    "and return the share of the leaves skipped, not of those looked at."
 )
 def test_fixed_pruned_fraction(student, feedback):
     """fix pruned_fraction: the worked example skips 1 leaf of 9"""
@@ -21,7 +22,10 @@ def test_fixed_pruned_fraction(student, feedback):
     assert got == pytest.approx(1 / 9)
 
 
-@pytest.mark.hint("The same leaves with the strongest branch first: 3 of the 9 leaves are skipped.")
+@pytest.mark.hint(
+    "The same leaves with the strongest branch first: 3 of the 9 leaves are skipped, by cutoffs in "
+    "the minimiser's loop (stop once alpha >= beta there too), every leaf after a cutoff counted."
+)
 def test_strongest_branch_first(student, feedback):
     """pruned_fraction with the strongest branch first: 3 leaves of 9"""
     tree = [[7, 4, 8], [9, 1, 0], [3, 5, 2]]
@@ -34,7 +38,7 @@ def test_strongest_branch_first(student, feedback):
 @pytest.mark.points(2)
 @pytest.mark.hint(
     "Sort each inner list low to high (the rival minimises there), then sort the root's children "
-    "by their values, high to low."
+    "by their values, high to low; pruned_fraction must then skip 4 of the 9 leaves of the result."
 )
 def test_order_worked_example(student, feedback):
     """order_best_first on the worked example, then pruned_fraction on the result"""
@@ -50,7 +54,8 @@ def test_order_worked_example(student, feedback):
 
 @pytest.mark.hint(
     "A leaf's value is itself, and the player flips at every level, whether a child is a leaf or "
-    "a list."
+    "a list. pruned_fraction counts the leaves at every depth: 0 of 7 skipped before the "
+    "reordering, 3 of 7 after it."
 )
 def test_order_uneven_tree(student, feedback):
     """order_best_first on a tree with leaves at uneven depths"""
@@ -69,7 +74,7 @@ def test_order_uneven_tree(student, feedback):
     assert got == pytest.approx(3 / 7)
 
 
-@pytest.mark.hint("minimal_leaves is b**ceil(d/2) + b**floor(d/2) - 1, as an int.")
+@pytest.mark.hint("minimal_leaves is b**ceil(d/2) + b**floor(d/2) - 1, as an int (integer arithmetic only).")
 def test_minimal_leaves_examples(student):
     """minimal_leaves(3, 4), (2, 6) and (3, 2)"""
     assert student.minimal_leaves(3, 4) == 17
@@ -77,7 +82,13 @@ def test_minimal_leaves_examples(student):
     assert student.minimal_leaves(3, 2) == 5
 
 
-@pytest.mark.hint("A node needs at least one child: branching < 1 is a ValueError.")
+# Raising for bad sizes pays only once minimal_leaves computes: code that raises ValueError for
+# every input must not earn it.
+@pytest.mark.requires("test_minimal_leaves_examples")
+@pytest.mark.hint(
+    "A node needs at least one child: branching < 1 is a ValueError. This check counts once "
+    "minimal_leaves gets the README's examples right."
+)
 def test_minimal_leaves_rejects_zero_branching(student):
     """minimal_leaves(0, 3) raises ValueError"""
     with pytest.raises(ValueError):

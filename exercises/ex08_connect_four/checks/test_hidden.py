@@ -19,6 +19,16 @@ EMPTY_BOARD = ("." * COLS,) * ROWS
 # (row step, column step) of the four kinds of line: across, down, and the two diagonals.
 STEPS = ((0, 1), (1, 0), (1, 1), (1, -1))
 
+# Raising for bad input and answering with the right type are easy for code that computes nothing
+# (raise for everything, return 0, hand the board back), so each of those checks pays only once
+# the functions it calls also answer correctly: the README's example and a random check of each.
+LEGAL_MOVES_CORRECT = ("test_legal_moves_examples", "test_legal_moves_random_positions")
+DROP_CORRECT = ("test_drop_examples", "test_drop_random_positions")
+WINNER_CORRECT = ("test_winner_examples", "test_winner_every_line")
+EVALUATE_CORRECT = ("test_evaluate_example", "test_evaluate_prefers_a_win")
+BEST_MOVE_CORRECT = ("test_best_move_takes_the_win", "test_best_move_blocks",
+                     "test_takes_wins_on_random_positions")
+
 
 # --------------------------------------------------------------------------
 # The oracle: boards, lines and a win/loss-only look-ahead.
@@ -247,7 +257,8 @@ def test_legal_moves_on_finished_games(student, rng):
 
 @pytest.mark.hint(
     "legal_moves, winner and evaluate check only the shape and the characters of the board, not "
-    "the piece counts."
+    "the piece counts, and answer as on any board: the open columns, the player with four in a "
+    "row (or None), and an int or a float."
 )
 def test_hand_made_boards_accepted(student):
     """legal_moves, winner and evaluate accept boards with any counts"""
@@ -273,7 +284,7 @@ def test_hand_made_boards_accepted(student):
 @pytest.mark.points(2)
 @pytest.mark.hint(
     "The piece belongs to the side to move (X on equal counts, O when X has one more) and falls "
-    "to the lowest empty cell; row 5 is the bottom row."
+    "to the lowest empty cell; row 5 is the bottom row. A full column raises ValueError."
 )
 def test_drop_random_positions(student, rng):
     """drop on random positions, every column"""
@@ -288,7 +299,11 @@ def test_drop_random_positions(student, rng):
                     student.drop(board, col)
 
 
-@pytest.mark.hint("drop returns a new board of the same kind: a tuple of 6 strings of 7 characters.")
+@pytest.mark.requires(*DROP_CORRECT)
+@pytest.mark.hint(
+    "drop returns a new board of the same kind: a tuple of 6 strings of 7 characters. This check "
+    "counts once drop puts the right piece in the right cell."
+)
 def test_drop_returns_a_board(student, rng):
     """drop returns a tuple of 6 strings"""
     for board in [EMPTY_BOARD] + [live_position(rng) for _ in range(5)]:
@@ -298,7 +313,11 @@ def test_drop_returns_a_board(student, rng):
         assert all(type(row) is str and len(row) == COLS for row in got)
 
 
-@pytest.mark.hint("A column with 6 pieces has no room: drop raises ValueError.")
+@pytest.mark.requires(*DROP_CORRECT)
+@pytest.mark.hint(
+    "A column with 6 pieces has no room: drop raises ValueError, whichever column it is. This "
+    "check counts once drop puts the right piece in the right cell."
+)
 def test_drop_rejects_full_column(student, rng):
     """drop raises ValueError for a full column"""
     boards = [play([0] * 6), play([6] * 6 + [0]), play([3, 3, 3, 3, 3, 3, 2, 2])]
@@ -313,9 +332,11 @@ def test_drop_rejects_full_column(student, rng):
                     student.drop(board, col)
 
 
+@pytest.mark.requires(*DROP_CORRECT)
 @pytest.mark.hint(
-    "Columns are 0 to 6; anything else raises ValueError. Careful: Python's board[-1] would "
-    "quietly mean the last column."
+    "Columns are 0 to 6; anything else raises ValueError, on an empty board as on any other. "
+    "Careful: Python's board[-1] would quietly mean the last column. This check counts once drop "
+    "puts the right piece in the right cell."
 )
 def test_drop_rejects_column_out_of_range(student):
     """drop raises ValueError for a column out of range"""
@@ -325,7 +346,12 @@ def test_drop_rejects_column_out_of_range(student):
                 student.drop(board, col)
 
 
-@pytest.mark.hint("Once someone has four in a row the game is over: drop raises ValueError.")
+@pytest.mark.requires(*DROP_CORRECT)
+@pytest.mark.hint(
+    "Once someone has four in a row, in any direction, the game is over: drop raises ValueError "
+    "for every column, even one with room. This check counts once drop puts the right piece in "
+    "the right cell."
+)
 def test_drop_rejects_finished_game(student, rng):
     """drop raises ValueError on a finished game"""
     boards = [play([0, 1, 0, 1, 0, 1, 0]), play([6, 0, 6, 1, 5, 2, 4, 3])]
@@ -346,9 +372,11 @@ IMPOSSIBLE_BOARDS = [
 ]
 
 
+@pytest.mark.requires(*DROP_CORRECT, *BEST_MOVE_CORRECT)
 @pytest.mark.hint(
-    "drop and best_move need a position a game could reach: X has as many pieces as O or one "
-    "more, and at most one player has four in a row."
+    "drop and best_move both need a position a game could reach: X has as many pieces as O or "
+    "one more, and at most one player has four in a row. This check counts once drop and "
+    "best_move answer correctly."
 )
 def test_impossible_positions_rejected(student):
     """drop and best_move reject impossible positions"""
@@ -404,7 +432,8 @@ def test_winner_every_line(student, rng):
 
 @pytest.mark.hint(
     "Three in a row is not a win, and a line does not continue from the end of one row onto the "
-    "start of the next: check the cells you step to really are on the board."
+    "start of the next: check the cells you step to really are on the board. The same line with "
+    "its fourth cell filled in is a win."
 )
 def test_winner_near_misses(student, rng):
     """winner ignores threes and lines that would wrap around an edge"""
@@ -421,15 +450,21 @@ def test_winner_near_misses(student, rng):
             if frozenset(cells) not in real:
                 piece = rng.choice("XO")
                 boards.append(board_from(cells, {cell: piece for cell in cells}))
-    # Threes: every line with one of its cells left empty or taken by the other player.
+    # Threes: every line with one of its cells left empty or taken by the other player, each
+    # paired with the same line completed, so that answering None to everything is not enough.
+    completed = []
     for cells in rng.sample(all_lines(), 30):
         piece = rng.choice("XO")
         fill = {cell: piece for cell in cells}
+        completed.append((board_from(cells, fill), piece))
         fill[rng.choice(cells)] = rng.choice((".", other(piece)))
         boards.append(board_from(cells, fill))
     for board in boards:
         assert not line_owners(board)
         assert student.winner(board) is None
+    for board, piece in completed:
+        assert line_owners(board) == {piece}
+        assert student.winner(board) == piece
 
 
 @pytest.mark.hint("winner looks at the whole board and answers \"X\", \"O\" or None.")
@@ -475,9 +510,12 @@ MALFORMED_BOARDS = [
 ]
 
 
+@pytest.mark.requires(*LEGAL_MOVES_CORRECT, *DROP_CORRECT, *WINNER_CORRECT, *EVALUATE_CORRECT,
+                      *BEST_MOVE_CORRECT)
 @pytest.mark.hint(
-    "Every function checks the board first: exactly 6 strings of exactly 7 characters, each "
-    "\".\", \"X\" or \"O\"; anything else raises ValueError."
+    "Every function checks the board first: a tuple of exactly 6 strings of exactly 7 characters, "
+    "each \".\", \"X\" or \"O\"; anything else raises ValueError, in all five functions. This "
+    "check counts once all five answer valid boards correctly."
 )
 def test_malformed_boards_rejected(student):
     """every function rejects a malformed board"""
@@ -494,7 +532,11 @@ def test_malformed_boards_rejected(student):
             student.best_move(board, 1)
 
 
-@pytest.mark.hint("evaluate scores a board for \"X\" or for \"O\"; any other player is a ValueError.")
+@pytest.mark.requires(*EVALUATE_CORRECT)
+@pytest.mark.hint(
+    "evaluate scores a board for \"X\" or for \"O\" (capital letters only); any other player is "
+    "a ValueError. This check counts once evaluate scores a won board above a lost one."
+)
 def test_evaluate_rejects_bad_player(student):
     """evaluate rejects a player that is not "X" or "O\""""
     for player in ("x", "o", "", ".", "XO", "Y"):
@@ -502,7 +544,11 @@ def test_evaluate_rejects_bad_player(student):
             student.evaluate(EMPTY_BOARD, player)
 
 
-@pytest.mark.hint("best_move needs depth >= 1: depth 0 or less raises ValueError.")
+@pytest.mark.requires(*BEST_MOVE_CORRECT)
+@pytest.mark.hint(
+    "best_move needs depth >= 1: depth 0 or less raises ValueError, on any board. This check "
+    "counts once best_move takes wins and blocks threats."
+)
 def test_best_move_rejects_small_depth(student):
     """best_move raises ValueError for depth < 1"""
     for board in (EMPTY_BOARD, play([3, 3, 2])):
@@ -511,7 +557,12 @@ def test_best_move_rejects_small_depth(student):
                 student.best_move(board, depth)
 
 
-@pytest.mark.hint("There is no move to choose once someone has four in a row or the board is full: raise ValueError.")
+@pytest.mark.requires(*BEST_MOVE_CORRECT)
+@pytest.mark.hint(
+    "There is no move to choose once someone has four in a row or the board is full: raise "
+    "ValueError, whatever the depth. This check counts once best_move takes wins and blocks "
+    "threats."
+)
 def test_best_move_rejects_finished_game(student, rng):
     """best_move raises ValueError on a finished game or a full board"""
     boards = [play([0, 1, 0, 1, 0, 1, 0]), DRAWN_BOARD, mirror(DRAWN_BOARD)]
@@ -527,7 +578,12 @@ def test_best_move_rejects_finished_game(student, rng):
 # evaluate
 # --------------------------------------------------------------------------
 
-@pytest.mark.hint("evaluate returns an int or a float (True and False are not scores).")
+@pytest.mark.requires(*EVALUATE_CORRECT)
+@pytest.mark.hint(
+    "evaluate returns an int or a float (True and False are not scores) for either player, on "
+    "every board: empty, live, won or full. This check counts once evaluate scores a won board "
+    "above a lost one."
+)
 def test_evaluate_returns_a_number(student, rng):
     """evaluate returns an int or a float"""
     boards = [EMPTY_BOARD, play([3]), DRAWN_BOARD] + [live_position(rng) for _ in range(6)]
@@ -714,9 +770,13 @@ def test_nearly_full_boards(student, rng):
         assert ask_best_move(student, board, depth) in good_moves(board, depth)
 
 
+# With a constant evaluate every legal column "follows" it, so this pays only once evaluate and
+# best_move are real.
+@pytest.mark.requires(*EVALUATE_CORRECT, *BEST_MOVE_CORRECT)
 @pytest.mark.hint(
     "At depth 1 the search scores each child board with evaluate(child, player to move at the "
-    "root), and picks the highest."
+    "root), and picks a legal column with the highest score. This check counts once evaluate "
+    "scores a won board above a lost one and best_move takes wins and blocks threats."
 )
 def test_depth_one_follows_evaluate(student, rng):
     """depth 1 picks the move your evaluate likes best"""

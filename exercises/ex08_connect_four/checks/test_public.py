@@ -18,14 +18,20 @@ def play(moves):
     return boards[tuple(moves)]
 
 
-@pytest.mark.hint("A column is a legal move while its top cell, board[0][col], is empty.")
+@pytest.mark.hint(
+    "A column is a legal move while its top cell, board[0][col], is empty; return those columns "
+    "as a list, in ascending order."
+)
 def test_legal_moves_examples(student):
     """legal_moves on the empty board and with column 0 full"""
     assert student.legal_moves(EMPTY) == [0, 1, 2, 3, 4, 5, 6]
     assert student.legal_moves(COLUMN_0_FULL) == [1, 2, 3, 4, 5, 6]
 
 
-@pytest.mark.hint("The piece falls to the lowest empty cell; board[5] is the bottom row. X moves first.")
+@pytest.mark.hint(
+    "The piece falls to the lowest empty cell; board[5] is the bottom row. X moves first, then O "
+    "(when X has one more piece), and drop returns a new tuple of 6 strings."
+)
 def test_drop_examples(student):
     """drop into the middle column, twice"""
     once = (".......",) * 5 + ("...X...",)
@@ -34,7 +40,10 @@ def test_drop_examples(student):
     assert student.drop(once, 3) == twice
 
 
-@pytest.mark.hint("Look for four in a row across, up and down, and along both diagonals.")
+@pytest.mark.hint(
+    "Look for four in a row across, up and down, and along both diagonals, and return the "
+    "piece that made it (\"X\" or \"O\"), or None when nobody has one."
+)
 def test_winner_examples(student):
     """winner: none, a column of four, a diagonal"""
     assert student.winner(EMPTY) is None
@@ -76,8 +85,12 @@ def test_evaluate_example(student):
     assert won > lost
 
 
+# Raising is easy without computing anything: the points come once drop and best_move answer
+# the README's examples right.
+@pytest.mark.requires("test_drop_examples", "test_best_move_takes_the_win")
 @pytest.mark.hint(
-    "A full column, a column outside 0..6 and a depth below 1 each raise ValueError."
+    "A full column, a column outside 0..6 and a depth below 1 each raise ValueError. This check "
+    "counts once drop's examples and best_move's winning move are right."
 )
 def test_bad_input_examples(student):
     """a full column, column 7 and depth 0 raise ValueError"""

@@ -20,6 +20,15 @@ import pytest
 
 HUGE = 10**18
 
+# Raising for negative piles, answering None and answering with a legal move are easy for code
+# that computes nothing (raise for everything, return None), so each of those checks pays only
+# once the function it calls also answers correctly: the README's examples and random positions.
+NIM_SUM_CORRECT = ("test_nim_sum_examples", "test_nim_sum_random")
+WINNING_MOVE_CORRECT = ("test_winning_move_examples", "test_normal_random_positions",
+                        "test_misere_random_positions")
+GRUNDY_CORRECT = ("test_grundy_first_values", "test_grundy_oeis_a002188")
+SPLIT_CORRECT = ("test_split_winning_move_examples", "test_split_random_positions")
+
 
 # --------------------------------------------------------------------------
 # Oracles: closed forms, a brute-force search for small positions, and the
@@ -237,7 +246,9 @@ def test_nim_sum_known_values(student):
         assert student.nim_sum(piles) == expected
 
 
-@pytest.mark.hint("XOR every pile, however many there are and however large they get.")
+@pytest.mark.hint(
+    "XOR every pile, however many there are and however large they get, and return a plain int."
+)
 def test_nim_sum_random(student, rng):
     """nim_sum of random positions, small and huge"""
     for _ in range(40):
@@ -248,7 +259,11 @@ def test_nim_sum_random(student, rng):
         assert got == xor_of(piles)
 
 
-@pytest.mark.hint("A pile cannot hold a negative number of counters: raise ValueError.")
+@pytest.mark.requires(*NIM_SUM_CORRECT)
+@pytest.mark.hint(
+    "A pile cannot hold a negative number of counters: raise ValueError, wherever the negative "
+    "pile sits. This check counts once nim_sum answers correctly."
+)
 def test_nim_sum_rejects_negative_piles(student):
     """nim_sum rejects negative piles"""
     for piles in [(-1,), (3, -1), (0, 0, -5), (-HUGE, HUGE), (4, -2, 4)]:
@@ -263,7 +278,7 @@ def test_nim_sum_rejects_negative_piles(student):
 @pytest.mark.points(2)
 @pytest.mark.hint(
     "Normal play: None when the nim-sum s is 0; else shrink a pile p with p ^ s < p to p ^ s, "
-    "and return the whole new position."
+    "and return the whole new position as a tuple."
 )
 def test_normal_known_positions(student):
     """normal play: known positions"""
@@ -334,7 +349,8 @@ def test_normal_huge_piles(student, rng):
 @pytest.mark.points(2)
 @pytest.mark.hint(
     "Misere play: taking the last counter loses. Play as in normal Nim, except when at most one "
-    "pile has 2 or more counters: then leave an odd number of 1-piles."
+    "pile has 2 or more counters: then leave an odd number of 1-piles. Return the new position "
+    "as a tuple, or None."
 )
 def test_misere_known_positions(student):
     """misere play: known positions"""
@@ -376,8 +392,9 @@ def test_misere_every_small_position(student):
 
 @pytest.mark.points(2)
 @pytest.mark.hint(
-    "The misere endgame: with only 0s and 1s the player facing an odd number of 1-piles loses; "
-    "with one bigger pile, shrink it to 0 or 1 to leave an odd number of 1-piles."
+    "The misere endgame: with only 0s and 1s the player facing an odd number of 1-piles loses, "
+    "and with every pile empty there is no move (None); with one bigger pile, shrink it to 0 or 1 "
+    "to leave an odd number of 1-piles."
 )
 def test_misere_endgame(student, rng):
     """misere play: the endgame of 0s, 1s and at most one bigger pile"""
@@ -420,7 +437,11 @@ def test_misere_huge_piles(student, rng):
 # winning_move: None, legality, both ways of passing misere, bad input.
 # --------------------------------------------------------------------------
 
-@pytest.mark.hint("When every pile is empty there is no move at all, so return None in both rule sets.")
+@pytest.mark.requires(*WINNING_MOVE_CORRECT)
+@pytest.mark.hint(
+    "When every pile is empty there is no move at all, so return None in both rule sets, "
+    "however many piles there are. This check counts once winning_move answers correctly."
+)
 def test_all_piles_empty(student):
     """None when every pile is empty"""
     for piles in [(0,), (0, 0), (0, 0, 0), (0, 0, 0, 0, 0, 0)]:
@@ -431,7 +452,7 @@ def test_all_piles_empty(student):
 @pytest.mark.points(2)
 @pytest.mark.hint(
     "When every move loses, return None rather than some move: the player has no winning move "
-    "to give."
+    "to give. When a move wins, return one, in normal and in misere play."
 )
 def test_none_exactly_when_lost(student, rng):
     """None exactly when every move loses"""
@@ -448,9 +469,11 @@ def test_none_exactly_when_lost(student, rng):
         assert_nim_answer(student.winning_move(piles, misere=misere), piles, misere)
 
 
+@pytest.mark.requires(*WINNING_MOVE_CORRECT)
 @pytest.mark.hint(
     "A move takes at least one counter from exactly one pile; return the new position as a tuple "
-    "with as many piles as before."
+    "of ints with as many piles as before. misere may also come as the second argument, by "
+    "position. This check counts once winning_move answers correctly."
 )
 def test_move_is_legal(student, rng):
     """the move takes counters from exactly one pile"""
@@ -462,7 +485,11 @@ def test_move_is_legal(student, rng):
             assert is_nim_move(piles, answer)
 
 
-@pytest.mark.hint("A negative pile raises ValueError, in normal and in misere play.")
+@pytest.mark.requires(*WINNING_MOVE_CORRECT)
+@pytest.mark.hint(
+    "A negative pile raises ValueError, in normal and in misere play, wherever it sits. This "
+    "check counts once winning_move answers correctly."
+)
 def test_winning_move_rejects_negative_piles(student):
     """winning_move rejects negative piles"""
     for piles in [(-1,), (3, -1), (0, 0, -5), (HUGE, -HUGE), (-2, 2), (1, 1, -1)]:
@@ -507,7 +534,11 @@ def test_grundy_up_to_300(student, rng):
         assert student.grundy(n) == GRUNDY[n]
 
 
-@pytest.mark.hint("grundy(n) with a negative n raises ValueError.")
+@pytest.mark.requires(*GRUNDY_CORRECT)
+@pytest.mark.hint(
+    "grundy(n) with a negative n raises ValueError. This check counts once grundy's values are "
+    "right."
+)
 def test_grundy_rejects_negative(student):
     """grundy rejects a negative pile"""
     for n in (-1, -2, -300):
@@ -541,9 +572,11 @@ def test_split_known_positions(student):
         assert student.split_winning_move(piles) == expected
 
 
+@pytest.mark.requires(*SPLIT_CORRECT)
 @pytest.mark.hint(
     "Piles of 0, 1 and 2 cannot be split (a split must give two different, non-empty piles), so "
-    "with only such piles there is no winning split."
+    "with only such piles there is no winning split: None. This check counts once "
+    "split_winning_move finds winning splits."
 )
 def test_split_nothing_to_split(student, rng):
     """None when no pile can be split"""
@@ -565,7 +598,11 @@ def test_split_random_positions(student, rng):
         assert_split_answer(student.split_winning_move(piles), piles)
 
 
-@pytest.mark.hint("When the Grundy values already XOR to 0, every split loses: return None.")
+@pytest.mark.requires(*SPLIT_CORRECT)
+@pytest.mark.hint(
+    "When the Grundy values already XOR to 0, every split loses: return None, for piles of up to "
+    "about 300 counters too. This check counts once split_winning_move finds winning splits."
+)
 def test_split_lost_positions(student, rng):
     """None when the Grundy values XOR to 0"""
     by_value = {}
@@ -584,7 +621,11 @@ def test_split_lost_positions(student, rng):
         assert student.split_winning_move(piles) is None
 
 
-@pytest.mark.hint("A negative pile raises ValueError in split_winning_move as well.")
+@pytest.mark.requires(*SPLIT_CORRECT)
+@pytest.mark.hint(
+    "A negative pile raises ValueError in split_winning_move as well, wherever it sits. This "
+    "check counts once split_winning_move finds winning splits."
+)
 def test_split_rejects_negative_piles(student):
     """split_winning_move rejects negative piles"""
     for piles in [(-1,), (6, -1), (0, -3, 7), (-6,)]:

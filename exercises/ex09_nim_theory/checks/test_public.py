@@ -14,7 +14,8 @@ def test_nim_sum_examples(student):
 @pytest.mark.points(2)
 @pytest.mark.hint(
     "With nim-sum s, shrink a pile to pile ^ s where that is smaller; return the whole new "
-    "position as a tuple."
+    "position as a tuple. In misere play, when at most one pile has 2 or more counters, shrink "
+    "it to 0 or 1 so that an odd number of 1-piles is left."
 )
 def test_winning_move_examples(student):
     """winning moves from (2,3,5), (5,1) and (1,1,1)"""
@@ -25,10 +26,14 @@ def test_winning_move_examples(student):
     assert student.winning_move((1, 1, 1)) in {(0, 1, 1), (1, 0, 1), (1, 1, 0)}
 
 
+# Answering None is easy without computing anything: the points come once winning_move finds
+# the README's winning moves.
 @pytest.mark.points(2)
+@pytest.mark.requires("test_winning_move_examples")
 @pytest.mark.hint(
     "Return None when no move wins: a nim-sum of 0 (outside the misere endgame), an odd "
-    "number of 1-piles in the misere endgame, or all piles empty."
+    "number of 1-piles in the misere endgame, or all piles empty. This check counts once "
+    "winning_move finds the README's winning moves."
 )
 def test_winning_move_none(student):
     """None when no move wins"""
@@ -38,7 +43,10 @@ def test_winning_move_none(student):
 
 
 @pytest.mark.points(2)
-@pytest.mark.hint("Use the nim-sum rule, not a search: these piles have 10**18 counters.")
+@pytest.mark.hint(
+    "Use the nim-sum rule, not a search: these piles have 10**18 counters. In misere play a "
+    "single big pile is shrunk to 1; two equal piles have nim-sum 0, so None."
+)
 def test_winning_move_huge_piles(student):
     """huge piles: (10**18,) in misere play and (10**18, 10**18)"""
     assert student.winning_move((10**18,), misere=True) == (1,)
@@ -67,7 +75,13 @@ def test_split_winning_move_examples(student):
     assert student.split_winning_move((1, 2)) is None
 
 
-@pytest.mark.hint("A negative pile raises ValueError.")
+# Raising is easy without computing anything: the points come once nim_sum and grundy answer the
+# README's examples right.
+@pytest.mark.requires("test_nim_sum_examples", "test_grundy_first_values")
+@pytest.mark.hint(
+    "A negative pile raises ValueError, in nim_sum (any pile of the tuple) and in grundy. This "
+    "check counts once nim_sum and grundy get the README's examples right."
+)
 def test_negative_piles_raise_value_error(student):
     """a negative pile raises ValueError"""
     with pytest.raises(ValueError):
