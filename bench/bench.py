@@ -32,6 +32,7 @@ sys.path.insert(0, str(ROOT))
 
 from grader.catalog import Kit  # noqa: E402
 from grader.isolation import CpuLease  # noqa: E402
+from grader.mutants import load_mutants, write_mutant  # noqa: E402
 from grader.sandbox import Sandbox, SandboxSettings  # noqa: E402
 
 BENCH = Path(__file__).resolve().parent
@@ -200,16 +201,22 @@ def bench_grading(rows: list[tuple[str, str, str]]) -> None:
 
 
 def make_class(kit: Kit, folder: Path, students: int) -> None:
-    """A class of `students`, each with a module for every exercise: the reference or a wrong solution in turn.
+    """A class of `students`, each with a module for every exercise: the reference, a wrong/ file or a mutant in turn.
 
     The alt/ solutions are left out: the naive ones are slow on purpose, to prove the timeouts fair.
     """
+    mistakes = folder.parent / f"{folder.name}-mistakes"
+    pools = {}
+    for exercise in kit.exercises():
+        solutions = exercise.solution_dir(kit.root)
+        mutants = [write_mutant(exercise, kit.root, mutant, mistakes / exercise.id)
+                   for mutant in load_mutants(exercise, kit.root)]
+        pools[exercise.id] = [solutions / exercise.module, *sorted((solutions / "wrong").glob("*.py")), *mutants]
     for number in range(students):
         student = folder / f"student{number:02d}"
         student.mkdir(parents=True)
         for exercise in kit.exercises():
-            solutions = exercise.solution_dir(kit.root)
-            pool = [solutions / exercise.module, *sorted((solutions / "wrong").glob("*.py"))]
+            pool = pools[exercise.id]
             shutil.copyfile(pool[(number * 3) % len(pool)], student / exercise.module)
 
 

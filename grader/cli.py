@@ -77,6 +77,8 @@ def build_parser() -> argparse.ArgumentParser:
     source = parser.add_mutually_exclusive_group()
     source.add_argument("--submission", type=Path, metavar="PATH", help="grade this file, folder or .zip instead")
     source.add_argument("--solution", action="store_true", help="grade the reference solution")
+    source.add_argument("--mutant", metavar="NAME",
+                        help="grade a known mistake of the reference (its mutants.toml), as a student who made it")
     parser.add_argument("--seed", type=_seed, help="reproduce a run exactly (default: derived from the code)")
     parser.add_argument("--format", choices=FORMATS, default="json", help="format of the report file")
     parser.add_argument("--output", metavar="FILE", help="where the report goes; - for stdout (no summary)")
@@ -217,6 +219,7 @@ def _refuse_bad_watch(args) -> None:
     if not args.watch:
         return
     clashes = [flag for flag, given in (("--all", args.all), ("--solution", args.solution),
+                                        ("--mutant", args.mutant is not None),
                                         ("--submission", args.submission is not None),
                                         ("--output -", args.output == "-")) if given]
     if clashes:
@@ -229,6 +232,17 @@ def _grade_one(args, kit: Kit, exercise: Exercise) -> tuple[dict, list[str]]:
     """Grade one exercise as the arguments say; update reports/ for the student's own work."""
     from grader.runner import grade
 
+    if args.mutant is not None:
+        import tempfile
+
+        from grader.mutants import find_mutant, write_mutant
+        from grader.submission import Submission
+
+        mutant = find_mutant(exercise, kit.root, args.mutant)
+        with tempfile.TemporaryDirectory(prefix="minimax-kit-mutant-") as scratch:
+            path = write_mutant(exercise, kit.root, mutant, Path(scratch))
+            report = grade(kit, exercise, Submission(path, f"mutant {mutant.name} of {exercise.module}"), seed=args.seed)
+        return report, []
     submission, own_work = _submission(args, kit, exercise)
     report = grade(kit, exercise, submission, seed=args.seed)
     where = []
@@ -294,6 +308,8 @@ def run(argv: list[str], terminal: Terminal) -> int:
     if args.all:
         if args.exercise is not None:
             raise KitError("name one exercise or pass --all, not both")
+        if args.mutant is not None:
+            raise KitError("--mutant names a mistake of one exercise: give the exercise, not --all")
         import zipfile
 
         if args.submission is not None and args.submission.is_file() and not zipfile.is_zipfile(args.submission):

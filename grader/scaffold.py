@@ -105,12 +105,19 @@ def solve(n):
     return total
 '''
 
-_WRONG = '''"""A known-wrong solution for {id}: it never rejects a negative n. It must lose points."""
+_MUTANTS = '''# Known mistakes of {id}, each the reference with an edit: grade check applies and grades each
+# one, and requires it to lose points (in the checks caught_by names); grade {id} --mutant NAME
+# shows the feedback a student with that mistake gets. A mistake that is a whole program of its
+# own (a hard-coded answer, say) goes in wrong/ as a file instead. See docs/authoring.md.
+format_version = 1
 
-
-def solve(n):
-    return 2 * n
+[[mutant]]
+name = "accepts_negative"
+why = "a negative n is never rejected"
+caught_by = ["test_negative_input"]
+edits = [{{find = "    if n < 0:\\n        raise ValueError(f\\"n must be >= 0, got {{n}}\\")\\n", replace = ""}}]
 '''
+
 
 
 def scaffold(kit: Kit, ex_id: str, slug: str, title: str) -> list[Path]:
@@ -137,7 +144,7 @@ def scaffold(kit: Kit, ex_id: str, slug: str, title: str) -> list[Path]:
         exercise / "checks" / "test_hidden.py": _HIDDEN,
         solution / f"{slug}.py": _REFERENCE,
         solution / "alt" / "naive.py": _NAIVE,
-        solution / "wrong" / "accepts_negative.py": _WRONG,
+        solution / "mutants.toml": _MUTANTS,
     }
     for path, template in files.items():
         path.parent.mkdir(parents=True, exist_ok=True)

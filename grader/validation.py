@@ -7,8 +7,9 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from grader.catalog import PUBLIC_CHECKS, Exercise, Kit
-from grader.outcomes import Status
+from grader.catalog import PUBLIC_CHECKS, Exercise, Kit, KitError
+from grader.mutants import MUTANTS_FILE, Mutant, load_mutants, write_mutant
+from grader.outcomes import Outcome, Status
 from grader.runner import grade, in_parallel
 from grader.submission import Submission
 
@@ -101,8 +102,8 @@ def static_problems(kit: Kit, exercise: Exercise) -> list[str]:
                 problems.append(f"{path.relative_to(kit.root)} does not define {', '.join(missing)}")
     if not list(solutions.glob("alt/*.py")):
         problems.append("solutions: no alt/ solution (at least one plain, naive one is required)")
-    if not list(solutions.glob("wrong/*.py")):
-        problems.append("solutions: no wrong/ solution")
+    if not list(solutions.glob("wrong/*.py")) and not (solutions / MUTANTS_FILE).is_file():
+        problems.append(f"solutions: no known mistake (a wrong/ solution or {MUTANTS_FILE})")
     for path in exercise.checks_dir.glob("*.py"):
         if _imports_solutions(path):
             problems.append(f"{path.relative_to(kit.root)} imports from solutions/")
@@ -115,6 +116,25 @@ def static_problems(kit: Kit, exercise: Exercise) -> list[str]:
                 problems.append(f"{public.relative_to(kit.root)}: {name} requires {missing}, which is not a "
                                 "public check, so the handout could not collect it")
     return problems
+
+
+def _function(test: dict) -> str:
+    """The test function a report entry is a case of: the id is pytest's `file::function[case]`."""
+    return test["id"].split("::", 1)[1].split("[", 1)[0]
+
+
+def mutant_problems(mutant: Mutant, seed: int, report: dict) -> list[str]:
+    """Why a graded mutant is not caught: it kept full marks, its caught_by checks passed, or only timeouts caught it."""
+    where = f"mutant {mutant.name!r} (seed {seed})"
+    lost = [test for test in report["tests"] if test["score"] < test["max_score"]]
+    if not lost:
+        return [f"{where} got full marks: a check is missing ({mutant.why})"]
+    if mutant.caught_by:
+        failed = {_function(test) for test in lost}
+        return [f"{where}: {check}, in its caught_by, did not fail" for check in mutant.caught_by if check not in failed]
+    if all(test["outcome"] == Outcome.TIMEOUT for test in lost):
+        return [f"{where} lost points only by timing out, which does not show that a check catches it"]
+    return []
 
 
 def _lost(report: dict) -> list[str]:
@@ -131,11 +151,18 @@ def check_exercise(kit: Kit, exercise: Exercise, seeds=DEFAULT_SEEDS, jobs: int 
     with tempfile.TemporaryDirectory(prefix="minimax-kit-nothing-") as scratch:
         battery = do_nothing_battery(exercise, Path(scratch))
         labels = {path: label for label, path in battery}
+        mutants = {}
+        try:
+            for mutant in load_mutants(exercise, kit.root):
+                mutants[write_mutant(exercise, kit.root, mutant, Path(scratch) / "mutants")] = mutant
+        except KitError as exc:  # a malformed file, a stale find or an edit that does not compile
+            result.problems.append(str(exc))
         runs = [("reference", reference, None)]
         runs += [("alt", path, None) for path in sorted(solutions.glob("alt/*.py"))]
         runs += [("stub", exercise.stub_path, None)]
         runs += [("nothing", path, None) for _, path in battery]
         runs += [("wrong", path, seed) for path in sorted(solutions.glob("wrong/*.py")) for seed in seeds]
+        runs += [("mutant", path, seed) for path in mutants for seed in seeds]
 
         def run(job):
             kind, path, seed = job
@@ -149,6 +176,9 @@ def check_exercise(kit: Kit, exercise: Exercise, seeds=DEFAULT_SEEDS, jobs: int 
                 paid = ", ".join(test["name"] for test in report["tests"] if test["score"] > 0)
                 result.problems.append(f"code that computes nothing (every function {labels[path]}) scored "
                                        f"{report['score']:g}/{report['max_score']:g}: {paid}")
+            continue
+        if kind == "mutant":
+            result.problems.extend(f"{exercise.id} {problem}" for problem in mutant_problems(mutants[path], seed, report))
             continue
         shown = path.relative_to(kit.root)
         if kind in ("reference", "alt") and report["status"] != Status.PASS:
@@ -166,6 +196,7 @@ def check_exercise(kit: Kit, exercise: Exercise, seeds=DEFAULT_SEEDS, jobs: int 
         if kind == "reference":
             result.facts.insert(0, f"reference {report['score']:g}/{report['max_score']:g}")
     wrongs = len(list(solutions.glob("wrong/*.py")))
-    result.facts.append(f"{len(list(solutions.glob('alt/*.py')))} alt, {wrongs} wrong x {len(seeds)} seeds, "
+    mistakes = f"{wrongs} wrong" + (f" and {len(mutants)} mutants" if mutants else "")
+    result.facts.append(f"{len(list(solutions.glob('alt/*.py')))} alt, {mistakes} x {len(seeds)} seeds, "
                         f"do-nothing {nothing_at_zero}/{len(DO_NOTHING)} at 0")
     return result

@@ -67,6 +67,14 @@ def repo_kit() -> Kit:
     return Kit(REPO)
 
 
+def mutant_file(kit: Kit, exercise_id: str, name: str, folder: Path) -> Path:
+    """A known mistake of the reference (solutions/exNN/mutants.toml), written out as a submission file."""
+    from grader.mutants import find_mutant, write_mutant
+
+    exercise = kit.resolve(exercise_id)
+    return write_mutant(exercise, kit.root, find_mutant(exercise, kit.root, name), folder)
+
+
 def run_grade(*args: str, cwd: Path, env: dict | None = None, timeout: float = 300) -> subprocess.CompletedProcess:
     """Run the `grade` CLI in a subprocess, as a user or CI would."""
     full_env = {**os.environ, "COLUMNS": "200", **(env or {})}

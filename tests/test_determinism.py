@@ -24,11 +24,12 @@ from pathlib import Path
 import pytest
 
 from grader.runner import Submission, grade
-from tests.conftest import REPO
+from tests.conftest import REPO, mutant_file
 
 RUNS = 20
 SEED = 20261129
-WRONG = REPO / "solutions" / "ex04_alpha_beta" / "wrong" / "strict_greater.py"
+# ex04's reference with the cutoff test `alpha > beta`: it loses some random checks and passes others.
+WRONG_MUTANT = "strict_greater"
 HIDDEN_CHECKS = REPO / "exercises" / "ex04_alpha_beta" / "checks" / "test_hidden.py"
 # A busy loop gets at least this share of a core while it runs beside the grading, or the machine
 # was not really loaded. Measured on this 2-core machine: 0.37 each while other people's test runs
@@ -40,6 +41,12 @@ def _cpu_seconds(pid: int) -> float:
     """User plus system CPU time a process has used so far."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+@pytest.fixture
+def wrong(repo_kit, tmp_path) -> Path:
+    """The submission graded again and again: a known mistake of ex04."""
+    return mutant_file(repo_kit, "ex04", WRONG_MUTANT, tmp_path)
 
 
 @pytest.fixture
@@ -80,11 +87,12 @@ def _random_check_functions(path: Path) -> set[str]:
             if isinstance(node, ast.FunctionDef) and "rng" in {arg.arg for arg in node.args.args}}
 
 
-def test_the_same_submission_and_seed_grade_the_same_twenty_times_under_load(repo_kit, busy_cores, validate_report):
+def test_the_same_submission_and_seed_grade_the_same_twenty_times_under_load(repo_kit, busy_cores, validate_report,
+                                                                              wrong):
     exercise = repo_kit.resolve("ex04")
     cpu_before = {pid: _cpu_seconds(pid) for pid in busy_cores}
     started = time.monotonic()
-    reports = [validate_report(grade(repo_kit, exercise, Submission(WRONG, WRONG.name), seed=SEED))
+    reports = [validate_report(grade(repo_kit, exercise, Submission(wrong, wrong.name), seed=SEED))
                for _ in range(RUNS)]
     elapsed = time.monotonic() - started
     shares = {pid: (_cpu_seconds(pid) - cpu_before[pid]) / elapsed for pid in busy_cores}
@@ -107,12 +115,12 @@ def test_the_same_submission_and_seed_grade_the_same_twenty_times_under_load(rep
     assert random_outcomes == {"passed", "failed"}, random_outcomes
 
 
-def test_a_report_does_not_depend_on_the_grading_process_hash_seed(repo_kit, monkeypatch, validate_report):
+def test_a_report_does_not_depend_on_the_grading_process_hash_seed(repo_kit, monkeypatch, validate_report, wrong):
     """Two hash seeds known to order the "Differing items" of "a tie is enough for a cutoff" apart."""
     views = {}
     for hash_seed in ("1", "5"):
         monkeypatch.setenv("PYTHONHASHSEED", hash_seed)
-        report = grade(repo_kit, repo_kit.resolve("ex04"), Submission(WRONG, WRONG.name), seed=SEED)
+        report = grade(repo_kit, repo_kit.resolve("ex04"), Submission(wrong, wrong.name), seed=SEED)
         views[hash_seed] = outcome_view(validate_report(report))
     # Scores and outcomes agree already; only the order of a message's lines differs.
     assert outcome_view_without_messages(views["1"]) == outcome_view_without_messages(views["5"])

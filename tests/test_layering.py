@@ -12,7 +12,7 @@ GRADER = Path(__file__).resolve().parent.parent / "grader"
 # The layers of docs/modules.md, from the bottom up.
 LAYERS = [
     {"outcomes", "wire", "reaper", "run_files", "catalog"},
-    {"failures", "isolation", "submission", "tracing"},
+    {"failures", "isolation", "submission", "tracing", "mutants"},
     {"worker_process", "sandbox", "scoring", "formats"},
     {"plugin", "proxy", "runner"},
     {"validation", "export", "batch", "scaffold", "play", "watch", "display"},

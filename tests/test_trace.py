@@ -19,7 +19,7 @@ from grader.proxy import StudentProxy
 from grader.tracing import TraceRead, TracingUnavailable
 from grader.runner import Submission, grade
 from grader.sandbox import Sandbox, SandboxSettings
-from tests.conftest import REPO
+from tests.conftest import REPO, mutant_file
 
 STUDENT = '''
 def first_leaves(tree, k):
@@ -572,14 +572,13 @@ def _grade_solution(repo_kit, exercise_id: str, path: Path) -> dict:
     return {test["name"]: test for test in report["tests"]}
 
 
-def test_ex04_pictures_for_wrong_solutions(repo_kit):
-    wrong = REPO / "solutions" / "ex04_alpha_beta" / "wrong"
-    no_cutoff = _grade_solution(repo_kit, "ex04", wrong / "no_cutoff.py")
+def test_ex04_pictures_for_wrong_solutions(repo_kit, tmp_path):
+    no_cutoff = _grade_solution(repo_kit, "ex04", mutant_file(repo_kit, "ex04", "no_cutoff", tmp_path))
     worked = no_cutoff["worked example [[3,5,2],[9,1,0],[7,4,8]]"]["message"]
     assert "+-- MIN <= 1   cutoff: alpha 2 >= beta 1" in worked
     assert "|   `-- 0      pruned          yes  <--" in worked
     assert "leaf 0 (tree[1][2]); alpha-beta skips it, because at the second MIN\nnode (tree[1])" in worked
-    counting = _grade_solution(repo_kit, "ex04", wrong / "counts_internal_nodes.py")
+    counting = _grade_solution(repo_kit, "ex04", mutant_file(repo_kit, "ex04", "counts_internal_nodes", tmp_path))
     message = counting["a tie is enough for a cutoff: [[3,5],[3,1]]"]["message"]
     assert "Your search looked at exactly the leaves alpha-beta looks at, in the\nsame order." in message
     assert "You reported nodes_visited = 6, but your search looked at 3 leaves" in message
@@ -591,11 +590,10 @@ def test_ex04_pictures_for_wrong_solutions(repo_kit):
     assert all(test["outcome"] == "passed" for test in reference.values())
 
 
-def test_ex07_pictures_for_wrong_solutions(repo_kit):
-    wrong = REPO / "solutions" / "ex07_move_ordering" / "wrong"
-    visited = _grade_solution(repo_kit, "ex07", wrong / "fraction_of_visited.py")
+def test_ex07_pictures_for_wrong_solutions(repo_kit, tmp_path):
+    visited = _grade_solution(repo_kit, "ex07", mutant_file(repo_kit, "ex07", "fraction_of_visited", tmp_path))
     message = visited["fix pruned_fraction: the worked example skips 1 leaf of 9"]["message"]
     assert "pruned_fraction returned 8/9, the share of leaves your search looked at" in message
-    order = _grade_solution(repo_kit, "ex07", wrong / "sorts_only_root.py")
+    order = _grade_solution(repo_kit, "ex07", mutant_file(repo_kit, "ex07", "sorts_only_root", tmp_path))
     message = order["order_best_first on the worked example, then pruned_fraction on the result"]["message"]
     assert "MAX = 4   children best first: 4, 2, 0" in message

@@ -1,0 +1,128 @@
+"""Known mistakes as named edits of the reference: mutants.toml read, checked, applied and graded."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from grader.catalog import KitError
+from grader.mutants import apply_mutant, find_mutant, load_mutants, mutants_path
+from tests.conftest import run_grade
+
+GOOD = '''format_version = 1
+
+[[mutant]]
+name = "add_off_by_one"
+why = "add forgets nothing but adds one"
+caught_by = ["test_add_small_numbers"]
+edits = [{find = "return a + b", replace = "return a + b + 1"}]
+
+[[mutant]]
+name = "pair_as_list"
+why = "pair returns a list"
+edits = [{find = "return (x, x)", replace = "return [x, x]"}]
+'''
+
+
+def _write(toy_kit, text: str):
+    exercise = toy_kit.resolve("ex01")
+    mutants_path(exercise, toy_kit.root).write_text(text)
+    return exercise
+
+
+def test_mutants_load_in_file_order_and_apply_to_the_reference(toy_kit):
+    exercise = _write(toy_kit, GOOD)
+    mutants = load_mutants(exercise, toy_kit.root)
+    assert [mutant.name for mutant in mutants] == ["add_off_by_one", "pair_as_list"]
+    assert mutants[0].caught_by == ("test_add_small_numbers",) and mutants[1].caught_by == ()
+    assert "return a + b + 1" in apply_mutant(exercise, toy_kit.root, mutants[0])
+
+
+@pytest.mark.parametrize("text, words", [
+    ("format_version = 2\n", "field 'format_version' must be 1, got 2"),
+    ("format_version = 1\n[[mutant]]\nname = 'x'\nwhy = 'y'\n", "mutant 'x': missing field 'edits'"),
+    ("format_version = 1\n[[mutant]]\nname = 'Bad Name'\nwhy = 'y'\nedits = [{find = 'a', replace = 'b'}]\n",
+     "mutant 'Bad Name': field 'name' must be lowercase letters"),
+    ("format_version = 1\n[[mutant]]\nname = 'x'\nwhy = ''\nedits = [{find = 'a', replace = 'b'}]\n",
+     "mutant 'x': field 'why' must be a non-empty string"),
+    ("format_version = 1\n[[mutant]]\nname = 'x'\nwhy = 'y'\nedits = [{find = 'a'}]\n",
+     "mutant 'x': edit #1 must have exactly the fields 'find' and 'replace'"),
+    ("format_version = 1\n[[mutant]]\nname = 'x'\nwhy = 'y'\nedits = [{find = 'a', replace = 'b'}]\ncaught_by = [3]\n",
+     "mutant 'x': field 'caught_by' must be a list of test function names"),
+    ("format_version = 1\n[[mutant]]\nname = 'x'\nwhy = 'y'\nedits = [{find = 'a', replace = 'b'}]\nhow = 1\n",
+     "mutant 'x': unknown field 'how'"),
+    ("format_version = 1\n[[mutant]]\nname = 'x'\nwhy = 'y'\nedits = [{find = 'a', replace = 'b'}]\n"
+     "[[mutant]]\nname = 'x'\nwhy = 'z'\nedits = [{find = 'c', replace = 'd'}]\n", "mutant 'x': the name is used twice"),
+    ("format_version = 1\n[[mutant\n", "not valid TOML"),
+])
+def test_a_malformed_mutants_file_names_the_file_the_mutant_and_the_field(toy_kit, text, words):
+    exercise = _write(toy_kit, text)
+    with pytest.raises(KitError) as caught:
+        load_mutants(exercise, toy_kit.root)
+    assert str(caught.value).startswith(str(mutants_path(exercise, toy_kit.root)) + ": ")
+    assert words in str(caught.value) and "\n" not in str(caught.value)
+
+
+def test_a_stale_find_and_an_edit_that_does_not_compile_are_one_line_each_in_grade_check(toy_kit):
+    _write(toy_kit, GOOD + '''
+[[mutant]]
+name = "stale"
+why = "the reference no longer says this"
+edits = [{find = "return a - b", replace = "return a"}]
+
+[[mutant]]
+name = "broken"
+why = "an edit that breaks the syntax"
+edits = [{find = "return (x, x)", replace = "return (x, x"}]
+''')
+    result = run_grade("check", "ex01", "--seeds", "1", cwd=toy_kit.root)
+    assert result.returncode == 1, result.stdout
+    assert ("ex01 mutant 'stale': find 'return a - b' occurs 0 times in toy.py; it must occur exactly once"
+            in " ".join(result.stdout.split()))
+    exercise = toy_kit.resolve("ex01")
+    with pytest.raises(KitError, match=r"ex01 mutant 'broken': the edited toy.py does not compile: line \d+: "):
+        apply_mutant(exercise, toy_kit.root, find_mutant(exercise, toy_kit.root, "broken"))
+
+
+def test_grade_check_proves_each_mutant_and_its_caught_by_checks(toy_kit):
+    _write(toy_kit, GOOD)
+    passed = run_grade("check", "ex01", "--seeds", "1,2", cwd=toy_kit.root)
+    assert passed.returncode == 0, passed.stdout
+    assert "1 wrong and 2 mutants x 2 seeds" in passed.stdout
+    # A mutant its caught_by checks do not catch, and one that keeps full marks: both are problems.
+    _write(toy_kit, GOOD.replace('caught_by = ["test_add_small_numbers"]', 'caught_by = ["test_pair_is_a_tuple"]')
+           + '\n[[mutant]]\nname = "harmless"\nwhy = "a comment"\nedits = [{find = "return a + b", '
+             'replace = "return a + b  # still right"}]\n')
+    failed = run_grade("check", "ex01", "--seeds", "1", cwd=toy_kit.root)
+    text = " ".join(failed.stdout.split())
+    assert failed.returncode == 1
+    assert "ex01 mutant 'add_off_by_one' (seed 1): test_pair_is_a_tuple, in its caught_by, did not fail" in text
+    assert "ex01 mutant 'harmless' (seed 1) got full marks: a check is missing (a comment)" in text
+
+
+def test_a_mutant_caught_only_by_a_timeout_is_not_caught(toy_kit):
+    _write(toy_kit, 'format_version = 1\n\n[[mutant]]\nname = "slow_add"\nwhy = "add loops forever"\n'
+                    'edits = [{find = "return a + b", replace = "while True:\\n        pass"}]\n')
+    result = run_grade("check", "ex01", "--seeds", "1", cwd=toy_kit.root)
+    assert result.returncode == 1
+    assert ("ex01 mutant 'slow_add' (seed 1) lost points only by timing out, which does not show that a check "
+            "catches it") in " ".join(result.stdout.split())
+
+
+def test_grade_mutant_grades_it_as_a_student_with_that_mistake(toy_kit):
+    _write(toy_kit, GOOD)
+    result = run_grade("ex01", "--mutant", "pair_as_list", "--output", "-", cwd=toy_kit.root)
+    report = json.loads(result.stdout)
+    assert result.returncode == 0 or report["status"] == "fail"
+    assert report["submission"]["path"] == "mutant pair_as_list of toy.py"
+    assert {test["name"]: test["score"] for test in report["tests"]}["pair is a tuple"] == 0.0
+    assert not (toy_kit.root / "reports" / "ex01.json").exists()  # only the student's own work is recorded
+
+
+def test_an_unknown_mutant_lists_the_valid_ones(toy_kit):
+    _write(toy_kit, GOOD)
+    result = run_grade("ex01", "--mutant", "nope", cwd=toy_kit.root)
+    assert result.returncode == 2
+    assert result.stderr == "grade: ex01 has no mutant 'nope'; its mutants are: add_off_by_one, pair_as_list\n"
+    assert "--mutant names a mistake of one exercise" in run_grade("--all", "--mutant", "x", cwd=toy_kit.root).stderr
