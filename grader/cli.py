@@ -115,6 +115,9 @@ def _check_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--all", action="store_true", help="check every exercise")
     parser.add_argument("--seeds", type=_seeds, help="seeds for the wrong/ solutions, such as 1,2,3 (default: three)")
     parser.add_argument("--jobs", type=_jobs, default=None, help="grading runs at once (default: one per CPU)")
+    parser.add_argument("--mutation-report", action="store_true",
+                        help="advisory: grade automatic operator mutants of each reference; show the score and "
+                             "each survivor as a diff")
 
 
 def _new_arguments(parser: argparse.ArgumentParser) -> None:

@@ -57,6 +57,8 @@ def run_check(args: argparse.Namespace, console: Console) -> int:
     if args.all == bool(args.exercises):
         raise KitError("name the exercises to check, or pass --all")
     folders = kit.exercise_folders() if args.all else [kit.resolve(name).path for name in args.exercises]
+    if args.mutation_report:
+        return _mutation_report(kit, folders, args, console)
     sound = True
     for folder in folders:
         try:
@@ -69,6 +71,26 @@ def run_check(args: argparse.Namespace, console: Console) -> int:
         display.print_soundness(console, exercise.name, result.facts, result.problems)
         sound = sound and result.ok
     return EXIT_PASS if sound else EXIT_LOST_POINTS
+
+
+def _mutation_report(kit: Kit, folders: list[Path], args: argparse.Namespace, console: Console) -> int:
+    """Advisory, so it exits 0 whatever survives: one line per exercise, then each survivor as a diff."""
+    from rich.text import Text
+
+    from grader.mutants import load_equivalent
+    from grader.mutation import mutation_report, survivor_diff
+
+    for folder in folders:
+        exercise = load_exercise(folder)
+        report = mutation_report(kit, exercise, load_equivalent(exercise, kit.root), jobs=args.jobs)
+        total = len(report.killed) + len(report.survived)
+        console.print(Text(f"{exercise.name}: {len(report.killed)} of {total} operator mutants killed "
+                           f"({report.score:.0%}), {len(report.equivalent)} marked equivalent, "
+                           f"{len(report.survived)} survived", style="bold"))
+        reference = (exercise.solution_dir(kit.root) / exercise.module).read_text(encoding="utf-8")
+        for mutant in report.survived:
+            console.print(Text(survivor_diff(reference, mutant, exercise.module)))
+    return EXIT_PASS
 
 
 def run_new(args: argparse.Namespace, console: Console) -> int:

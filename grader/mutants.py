@@ -102,9 +102,9 @@ def load_mutants(exercise: Exercise, kit_root: Path) -> list[Mutant]:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise KitError(f"{where}: not valid TOML: {exc}") from None
-    unknown = sorted(set(data) - {"format_version", "mutant"})
+    unknown = sorted(set(data) - {"format_version", "mutant", "equivalent"})
     if unknown:
-        raise KitError(f"{where}: unknown field {unknown[0]!r} (known: format_version, mutant)")
+        raise KitError(f"{where}: unknown field {unknown[0]!r} (known: equivalent, format_version, mutant)")
     if data.get("format_version") != FORMAT_VERSION:
         raise KitError(f"{where}: field 'format_version' must be {FORMAT_VERSION}, got {data.get('format_version')!r}")
     entries = data.get("mutant", [])
@@ -116,6 +116,19 @@ def load_mutants(exercise: Exercise, kit_root: Path) -> list[Mutant]:
         if names.count(name) > 1:
             raise KitError(f"{where}: mutant {name!r}: the name is used twice")
     return mutants
+
+
+def load_equivalent(exercise: Exercise, kit_root: Path) -> set[str]:
+    """The operator mutants (`grade check --mutation-report` names) that mutants.toml lists as equivalent."""
+    path = mutants_path(exercise, kit_root)
+    if not path.is_file():
+        return set()
+    load_mutants(exercise, kit_root)  # the whole file must be sound first
+    names = tomllib.loads(path.read_text(encoding="utf-8")).get("equivalent", [])
+    if type(names) is not list or not all(type(name) is str for name in names):
+        raise KitError(f"{path}: field 'equivalent' must be a list of mutant names such as 'comparison-3', "
+                       f"got {names!r}")
+    return set(names)
 
 
 def find_mutant(exercise: Exercise, kit_root: Path, name: str) -> Mutant:

@@ -15,7 +15,7 @@ LAYERS = [
     {"failures", "isolation", "submission", "tracing", "mutants"},
     {"worker_process", "sandbox", "scoring", "formats"},
     {"plugin", "proxy", "runner"},
-    {"validation", "export", "batch", "scaffold", "play", "watch", "display"},
+    {"validation", "mutation", "export", "batch", "scaffold", "play", "watch", "display"},
     {"commands", "cli"},
 ]
 LAYER = {name: depth for depth, names in enumerate(LAYERS) for name in names}
