@@ -176,11 +176,23 @@ def print_failures(console: Console, report: dict) -> None:
             _print_failure(console, test, sandbox, advise)
 
 
+def notebook_note(submission: dict) -> str | None:
+    """The line saying which of a notebook's cells had IPython magics or shell lines left out, if any did."""
+    cells = (submission.get("notebook") or {}).get("magic_cells") or []
+    if not cells:
+        return None
+    named = f"cells {', '.join(map(str, cells[:-1]))} and {cells[-1]}" if len(cells) > 1 else f"cell {cells[0]}"
+    return f"{submission['notebook']['file']}: IPython magics and shell lines were left out of {named}"
+
+
 def print_report(console: Console, report: dict, where: list[str], withheld: dict | None = None) -> None:
     """One exercise's result: the check table, the failures grouped after it, the score, the report's place."""
     exercise = report["exercise"]
     print_wrapped(console, Text.assemble((f"{exercise['id']} {exercise['title']}", "bold"), "  ",
                                          (f"({report['submission']['path']})", "dim")))
+    left_out = notebook_note(report["submission"])
+    if left_out:
+        print_wrapped(console, Text(left_out, style="dim"))
     if report["tests"]:
         console.print(_check_table(report["tests"]))
     print_failures(console, report)

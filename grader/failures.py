@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 
 from grader.outcomes import Outcome
+from grader.source_map import SourceMap
 
 
 class FailureKind(StrEnum):
@@ -184,10 +185,15 @@ class StudentError:
     """The function the check called."""
     output: str = field(default="", compare=False)
     """What the student's code printed during the call."""
+    source: SourceMap | None = field(default=None, compare=False)
+    """How the lines are named when the module was made from a notebook; None: as lines of the module."""
+
+    def _source(self) -> SourceMap:
+        return self.source or SourceMap(self.module)
 
     def where(self) -> str:
         """The student's own lines in the traceback, such as "alpha_beta.py line 30 in best_counter_bid"."""
-        return ", ".join(f"{self.module} line {line} in {func}" for line, func in self.lines)
+        return ", ".join(f"{self._source().place(line)} in {func}" for line, func in self.lines)
 
     def hidden_where(self) -> str:
         """The lines a hidden check may show: numbers only, and only ones that exist in the file.
@@ -199,7 +205,7 @@ class StudentError:
         numbers = sorted({line for line, _ in self.lines if 1 <= line <= self.line_count})
         if not numbers:
             return ""
-        return f"{self.module} line{'s' if len(numbers) > 1 else ''} {', '.join(map(str, numbers[:5]))}"
+        return self._source().places(numbers[:5])
 
     def hidden_message(self) -> str:
         """What a failed hidden check may say about this exception."""
@@ -224,7 +230,8 @@ class StudentRaised(Exception):
     student: StudentError
 
 
-def rebuild_exception(error: dict, module: str, line_count: int, call: str, output: str = "") -> BaseException:
+def rebuild_exception(error: dict, module: str, line_count: int, call: str, output: str = "",
+                      source: SourceMap | None = None) -> BaseException:
     """The student's exception as the nearest built-in class in its MRO (marked StudentRaised), or a StudentFailure."""
     chain = [str(name) for name in error.get("builtins", [])]
     known = [name for name in chain if isinstance(getattr(builtins, name, None), type)]
@@ -237,6 +244,7 @@ def rebuild_exception(error: dict, module: str, line_count: int, call: str, outp
         line_count=line_count,
         call=call,
         output=output,
+        source=source,
     )
     if not error.get("is_exception"):
         return StudentFailure(info.failure(call), output=output)
@@ -267,10 +275,14 @@ def one_line(text: str) -> str:
     return "".join(char if char.isprintable() else repr(char)[1:-1] for char in text)
 
 
-def describe_import_error(error: dict, module: str) -> str:
-    """One line such as "alpha_beta.py line 12: SyntaxError: invalid syntax"."""
+def describe_import_error(error: dict, module: str, source: SourceMap | None = None) -> str:
+    """One line such as "alpha_beta.py line 12: SyntaxError: invalid syntax" (or "work.ipynb cell 3 line 2: ...")."""
     lines = error.get("lines") or []
-    place = f"{module} line {lines[-1][0]}" if lines else module
+    source = source or SourceMap(module)
+    place = source.place(lines[-1][0]) if lines else source.file
+    if source.cells and len(lines) > 1 and lines[0][1] == "<module>":
+        # A notebook's reader looks for the cell that did not run first, then for where it raised.
+        place = f"{source.place(lines[0][0])} (raised in {lines[-1][1]} at {source.where(lines[-1][0])})"
     message = one_line(str(error.get("message") or ""))
     kind = one_line(str(error.get("type")))
     return f"{place}: {kind}: {message}" if message else f"{place}: {kind}"

@@ -33,6 +33,7 @@ from grader.proxy import Feedback, StudentProxy
 from grader.run_files import RunFiles
 from grader.sandbox import Sandbox, SandboxSettings
 from grader.scoring import cap
+from grader.source_map import SourceMap
 
 MARKERS = {
     "points(n)": "the check is worth n points (default 1); each parametrized case is one check",
@@ -90,6 +91,12 @@ def _explain(excinfo) -> str:
     """pytest's one-exception summary, without its advice to rerun with -v (students cannot)."""
     lines = excinfo.exconly().splitlines()
     return "\n".join(line for line in lines if not _is_rerun_advice(line)).rstrip()
+
+
+def _source_map(settings: dict) -> SourceMap | None:
+    """How the run names the module's lines: a notebook's cells, or None for a plain .py file."""
+    data = settings.get("source_map")
+    return SourceMap.from_data(data) if data else None
 
 
 def _positive(value) -> bool:
@@ -257,6 +264,7 @@ class GradingSession:
                     hash_seed=int(self.settings["seed"]) % 2**32,
                     # The runner starts this process under the grade's reaper.
                     owner_pid=os.getppid(),
+                    source_map=_source_map(self.settings),
                 )
             )
         return self._sandbox

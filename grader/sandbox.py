@@ -138,7 +138,7 @@ class Sandbox:
             raise
         if "error" in ready:
             worker.close()
-            self.import_error = describe_import_error(ready["error"], module)
+            self.import_error = describe_import_error(ready["error"], module, settings.source_map)
             raise import_failed(self.import_error, output=join_output(ready.get("output", {})))
         self.hello, self.ready = hello, ready
         self._worker = worker
@@ -177,7 +177,8 @@ class Sandbox:
         if kind == "returned":
             return Reply(reply.get("value"), reply.get("args"), reply.get("kwargs"), output, reply.get("trace"))
         if kind == "raised":
-            raise rebuild_exception(reply.get("error") or {}, self.settings.module, self.line_count, name, output)
+            raise rebuild_exception(reply.get("error") or {}, self.settings.module, self.line_count, name, output,
+                                    self.settings.source_map)
         if kind == "bad_value":
             # The problem names the student's own type, which a hidden check must not echo.
             raise StudentFailure(Failure(FailureKind.BAD_VALUE, call=name, detail=str(reply.get("problem")),

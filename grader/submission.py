@@ -1,4 +1,9 @@
-"""What is graded: a submission (a file, a folder or a zip), laid out with the module at its top, and its hash."""
+"""What is graded: a submission (a file, a folder or a zip), laid out with the module at its top, and its hash.
+
+A notebook (.ipynb) may stand for the module anywhere: as the file itself, or in a folder or zip
+under the module's stem (alpha_beta.ipynb for alpha_beta.py). It is turned into the module here,
+before any worker starts, so the sandbox only ever sees a .py file.
+"""
 
 from __future__ import annotations
 
@@ -9,6 +14,9 @@ import tempfile
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
+
+from grader.notebook import NOTEBOOK_SUFFIX, NotANotebook, NotebookModule, notebook_module, notebook_name
+from grader.source_map import SourceMap
 
 # A submission folder is copied for every worker; a bigger one is not a submission.
 MAX_SUBMISSION_BYTES = 16 * 2**20
@@ -48,19 +56,47 @@ class SubmissionProblem(Exception):
     """A submission that cannot be graded; it becomes a report with status error."""
 
 
+@dataclass(frozen=True)
+class Layout:
+    """What prepare_submission laid out: how the report names the module's lines, and the notebook, if any."""
+
+    source_map: SourceMap
+    notebook: NotebookModule | None = None
+
+    def report_fields(self) -> dict:
+        """What the report's `submission` says besides path and hash: a notebook's cells, when it was one."""
+        if self.notebook is None:
+            return {}
+        return {"notebook": {"file": self.source_map.file, "code_cells": self.notebook.code_cells,
+                             "magic_cells": list(self.notebook.magic_cells)}}
+
+
+def _missing(module: str) -> str:
+    return f"{module} (or {notebook_name(module)})"
+
+
 def _shallowest(names: list[PurePosixPath], module: str) -> PurePosixPath | None:
-    matches = [name for name in names if name.name == module]
-    return min(matches, key=lambda p: (len(p.parts), str(p))) if matches else None
+    """The shallowest file named like the module or its notebook; both in that one folder is a problem."""
+    notebook = notebook_name(module)
+    matches = [name for name in names if name.name in (module, notebook)]
+    if not matches:
+        return None
+    found = min(matches, key=lambda p: (len(p.parts), str(p)))
+    if found.with_name(module) in matches and found.with_name(notebook) in matches:
+        folder = f"{found.parent}/" if found.parent.parts else "the submission's top folder"
+        raise SubmissionProblem(f"{folder} holds both {module} and {notebook}; keep only the one to be graded")
+    return found
 
 
-def _unpack_zip(path: Path, module: str, target: Path) -> None:
-    """Extract the folder of the zip that holds the module, refusing unsafe or oversized members."""
+def _unpack_zip(path: Path, module: str, target: Path) -> str:
+    """Extract the folder of the zip that holds the module (or its notebook), refusing unsafe or oversized
+    members; return the name of the file found, the module's or the notebook's."""
     try:
         with zipfile.ZipFile(path) as archive:
             members = [m for m in archive.infolist() if not m.is_dir()]
             found = _shallowest([PurePosixPath(m.filename) for m in members], module)
             if found is None:
-                raise SubmissionProblem(f"{path.name} has no {module}")
+                raise SubmissionProblem(f"{path.name} has no {_missing(module)}")
             base = found.parent
             total = 0
             for member in members:
@@ -75,25 +111,50 @@ def _unpack_zip(path: Path, module: str, target: Path) -> None:
                 destination.write_bytes(archive.read(member))
     except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, ValueError, NotImplementedError) as exc:
         raise SubmissionProblem(f"{path.name} is not a readable zip file: {exc}") from None
+    return found.name
 
 
-def prepare_submission(submission: Path, module: str, target: Path) -> None:
+def _write_module(notebook: Path, shown_as: str, target: Path) -> NotebookModule:
+    """Turn a notebook into the module it holds, written to `target`."""
+    # Parsed in the grading process, before any limit of a worker's applies; outputs (plots) make it big.
+    if notebook.stat().st_size > MAX_SUBMISSION_BYTES:
+        raise SubmissionProblem(f"{shown_as} holds more than {MAX_SUBMISSION_BYTES // 2**20} MiB; "
+                                "clear its outputs and hand it in again")
+    try:
+        made = notebook_module(notebook.read_bytes(), shown_as)
+    except NotANotebook as exc:
+        raise SubmissionProblem(str(exc)) from None
+    target.write_text(made.source, encoding="utf-8")
+    return made
+
+
+def prepare_submission(submission: Path, module: str, target: Path) -> Layout:
     """Lay the submission out in `target` with the module at its top; raise SubmissionProblem if impossible."""
     target.mkdir()
     if submission.is_dir():
-        found = _shallowest(
-            [PurePosixPath(p.relative_to(submission).as_posix()) for p in submission.rglob(module)], module
-        )
+        names = [*submission.rglob(module), *submission.rglob(notebook_name(module))]
+        found = _shallowest([PurePosixPath(p.relative_to(submission).as_posix()) for p in names], module)
         if found is None:
-            raise SubmissionProblem(f"the submission folder has no {module}")
+            raise SubmissionProblem(f"the submission folder has no {_missing(module)}")
         _copy_tree(submission / found.parent, target)
+        chosen = found.name
     elif zipfile.is_zipfile(submission) or submission.suffix.lower() == ".zip":
-        _unpack_zip(submission, module, target)
+        chosen = _unpack_zip(submission, module, target)
+    elif submission.suffix.lower() == NOTEBOOK_SUFFIX:
+        made = _write_module(submission, submission.name, target / module)
+        return Layout(SourceMap(submission.name, made.cells), made)
     else:
         shutil.copyfile(submission, target / module)
+        chosen = module
+    layout = Layout(SourceMap(module))
+    if chosen != module:  # the notebook of a folder or zip: the worker gets only the module made from it
+        made = _write_module(target / chosen, chosen, target / module)
+        (target / chosen).unlink()
+        layout = Layout(SourceMap(chosen, made.cells), made)
     if not (target / module).is_file():
         raise SubmissionProblem(f"the submission has no {module}")
     _check_source_text(target / module)
+    return layout
 
 
 def _check_source_text(path: Path) -> None:

@@ -24,6 +24,7 @@ from grader.isolation import (
     remove_leftovers,
 )
 from grader.reaper import kill_children, linux_mechanisms
+from grader.source_map import SourceMap
 
 # The worker's script and the wire format it imports, copied into each worker's home.
 WORKER_FILES = (Path(wire.__file__).with_name("worker.py"), Path(wire.__file__))
@@ -52,6 +53,8 @@ class SandboxSettings:
     import_timeout: float = IMPORT_TIMEOUT
     # The process whose end kills whatever the workers leave: the grade's reaper, or `grade play`.
     owner_pid: int = field(default_factory=os.getpid)
+    # How the report names the module's lines when it was made from a notebook (None: as its own).
+    source_map: SourceMap | None = None
 
 
 @dataclass

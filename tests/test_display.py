@@ -104,3 +104,19 @@ def test_progress_of_an_exercise_with_no_points_is_its_status(toy_kit):
 
 def test_a_kit_without_exercises_says_so(toy_kit):
     assert render(display.print_progress, toy_kit, []) == "This kit has no exercises yet.\n"
+
+
+@pytest.mark.parametrize("cells, words", [
+    ([4], "work.ipynb: IPython magics and shell lines were left out of cell 4"),
+    ([2, 3, 5], "work.ipynb: IPython magics and shell lines were left out of cells 2, 3 and 5"),
+])
+def test_a_notebooks_left_out_magics_are_named_by_cell(cells, words):
+    submission = {"path": "work.ipynb", "sha256": None,
+                  "notebook": {"file": "work.ipynb", "code_cells": 6, "magic_cells": cells}}
+    assert display.notebook_note(submission) == words
+
+
+def test_a_notebook_without_magics_and_a_py_file_get_no_note():
+    assert display.notebook_note({"path": "toy.py", "sha256": None}) is None
+    assert display.notebook_note({"path": "w.ipynb", "sha256": None,
+                                  "notebook": {"file": "w.ipynb", "code_cells": 1, "magic_cells": []}}) is None

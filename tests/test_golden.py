@@ -1,6 +1,6 @@
 """Golden reports: each fixture submission of the toy exercise must give exactly its expected report.
 
-Each folder in tests/golden/ holds a submission (toy.py, submission.zip or submission/) and
+Each folder in tests/golden/ holds a submission (toy.py, toy.ipynb, submission.zip or submission/) and
 expected.json. Fields that change from run to run (times, the machine) are left out of the
 comparison. After a deliberate change, regenerate with UPDATE_GOLDEN=1 python -m pytest tests/test_golden.py
 and read the diff.
@@ -29,7 +29,7 @@ def stable_view(report: dict) -> dict:
 
 
 def submission_in(case: Path) -> Path:
-    for name in ("toy.py", "submission.zip", "submission"):
+    for name in ("toy.py", "toy.ipynb", "submission.zip", "submission"):
         if (case / name).exists():
             return case / name
     raise AssertionError(f"{case} holds no submission")

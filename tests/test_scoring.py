@@ -353,3 +353,20 @@ def test_a_gated_check_that_failed_itself_keeps_its_own_failure(validate_report)
     failed = raw_test(CASES[0], call="failed", feedback={"outcome": "failed", "failure": {"kind": "assertion"}})
     rep = validate_report(report([*random_cases(), gated(CASES)], [failed, raw_test(CASES[1]), own]))
     assert by_id(rep)[G]["message"] == "no ValueError" and by_id(rep)[G]["failure"] == {"kind": "assertion"}
+
+
+# -- the schema's submission: a notebook's facts, when a notebook stood for the module
+
+
+def test_the_schema_takes_a_notebooks_facts_and_refuses_malformed_ones(validate_report, schema_validator):
+    import jsonschema
+
+    rep = report(THREE, ALL_PASSED)
+    rep["submission"]["notebook"] = {"file": "work.ipynb", "code_cells": 4, "magic_cells": [2, 5]}
+    validate_report(rep)
+    for bad in ({"file": "work.ipynb", "code_cells": 4, "magic_cells": ["2"]},
+                {"file": "work.ipynb", "code_cells": 4},
+                {"file": "work.ipynb", "code_cells": 4, "magic_cells": [], "cells": 9}):
+        rep["submission"]["notebook"] = bad
+        with pytest.raises(jsonschema.ValidationError):
+            schema_validator.validate(rep)
