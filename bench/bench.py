@@ -1,9 +1,10 @@
-"""Benchmarks for the grader: call overhead, grading overhead, batch scaling and start-up.
+"""Benchmarks for the grader: call overhead, grading overhead, batch scaling, start-up and the class report.
 
 Run from the kit root, with the kit's own dependencies installed:
 
     python bench/bench.py            # everything (about 10 minutes on 2 cores)
     python bench/bench.py calls startup
+    python bench/bench.py report     # the class report of 300 students x 9 exercises
     python bench/bench.py users --user NAME --user-kit DIR   # as root: root against an ordinary user
 
 Absolute times drift on shared machines, so every figure that matters is a ratio of two
@@ -15,8 +16,10 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import json
 import os
 import platform
+import random
 import shutil
 import statistics
 import subprocess
@@ -31,6 +34,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from grader.catalog import Kit  # noqa: E402
+from grader.failures import OUTCOMES, FailureKind  # noqa: E402
 from grader.isolation import CpuLease  # noqa: E402
 from grader.mutants import load_mutants, write_mutant  # noqa: E402
 from grader.sandbox import Sandbox, SandboxSettings  # noqa: E402
@@ -315,8 +319,81 @@ def bench_users(rows: list[tuple[str, str, str]], user: str | None, user_kit: Pa
                  f"{ordinary / root:.2f}x root (no uid drop, no memory cgroup)"))
 
 
+# 6. The class report
+
+
+def reference_reports() -> list[dict]:
+    """The real reports of every reference solution, one per exercise."""
+    with tempfile.TemporaryDirectory() as scratch:
+        summary = Path(scratch) / "all.json"
+        _, result = _run([sys.executable, "-m", "grader.cli", "--all", "--solution", "--seed", str(SEED),
+                          "--output", str(summary)], cwd=ROOT)
+        if result.returncode != 0:
+            raise SystemExit(f"grade --all --solution failed:\n{result.stdout}{result.stderr}")
+        return json.loads(summary.read_text(encoding="utf-8"))["exercises"]
+
+
+def synthetic_class(reports: list[dict], students: int, seed: int) -> dict[str, dict[str, dict]]:
+    """{student: {exercise id: report}}: each report a real one with its checks' outcomes redrawn.
+
+    Each student has an ability and each check a difficulty, so the checks discriminate as real
+    ones do; a failure is a wrong answer, a raise, a timeout or a crash, with a message to group.
+    """
+    rng = random.Random(seed)
+    difficulty = {(report["exercise"]["id"], test["id"]): rng.random() for report in reports
+                  for test in report["tests"]}
+    kinds = [FailureKind.ASSERTION, FailureKind.RAISED, FailureKind.TIMEOUT, FailureKind.CRASH, FailureKind.WAITING]
+    results = {}
+    for number in range(students):
+        ability = rng.random()
+        own = {}
+        for report in reports:
+            tests = []
+            for test in report["tests"]:
+                hard = difficulty[report["exercise"]["id"], test["id"]]
+                duration = round(test["duration_s"] * rng.lognormvariate(0, 0.5), 4)
+                if rng.random() < 0.1 + 0.9 * ability * (1 - 0.7 * hard):
+                    tests.append({**test, "duration_s": duration})
+                    continue
+                kind = rng.choices(kinds, weights=[70, 12, 6, 3, 9])[0]
+                message = (f"AssertionError: assert {rng.randint(0, 4)} == {rng.randint(0, 4)}"
+                           if test["visibility"] == "public" else "Hint: a hidden check's hint")
+                tests.append({**test, "outcome": str(OUTCOMES[kind]), "score": 0.0, "message": message,
+                              "failure": {"kind": str(kind)}, "duration_s": duration})
+            score = sum(test["score"] for test in tests)
+            own[report["exercise"]["id"]] = {**report, "tests": tests, "score": score,
+                                             "status": "pass" if score == report["max_score"] else "fail"}
+        results[f"student{number:03d}"] = own
+    return results
+
+
+def bench_report(rows: list[tuple[str, str, str]], students: int = 300) -> None:
+    """The class report of 300 students x 9 exercises: built from memory (grade batch), and read back from OUT."""
+    from grader.class_report import attempts_of, read_reports, write_class_report
+
+    results = synthetic_class(reference_reports(), students, SEED)
+    reports = sum(len(own) for own in results.values())
+    with tempfile.TemporaryDirectory() as scratch:
+        out = Path(scratch)
+        for student, own in results.items():
+            (out / student).mkdir()
+            for exercise_id, report in own.items():
+                (out / student / f"{exercise_id}.json").write_text(json.dumps(report), encoding="utf-8")
+        started = time.perf_counter()
+        write_class_report(attempts_of(results), out)
+        built = time.perf_counter() - started
+        started = time.perf_counter()
+        write_class_report(read_reports(out), out)
+        rebuilt = time.perf_counter() - started
+        size = (out / "report.html").stat().st_size
+    rows.append((f"class report of {students} students x {len(results['student000'])} exercises (grade batch)",
+                 f"{built:.2f} s", f"report.html {size / 2**10:.0f} KiB (goal < 5 s)"))
+    rows.append((f"grade batch report: the same, reading the {reports} reports back", f"{rebuilt:.2f} s",
+                 "goal < 5 s"))
+
+
 PARTS = {"calls": bench_calls, "grading": bench_grading, "batch": bench_batch, "startup": bench_startup,
-         "users": bench_users}
+         "users": bench_users, "report": bench_report}
 
 
 def main() -> None:

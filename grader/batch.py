@@ -12,6 +12,7 @@ from typing import Callable
 from grader import __version__
 from grader.catalog import Exercise, Kit, KitError
 from grader.formats import render
+from grader.notebook import NOTEBOOK_SUFFIX
 from grader.outcomes import Status
 from grader.runner import grade, in_parallel
 from grader.submission import Submission, submission_sha256
@@ -19,7 +20,7 @@ from grader.submission import Submission, submission_sha256
 
 @dataclass(frozen=True)
 class Student:
-    """One entry of the class folder: a subfolder, a .py file or a .zip."""
+    """One entry of the class folder: a subfolder, a .py file, a .zip or a .ipynb notebook."""
 
     name: str
     path: Path
@@ -35,7 +36,7 @@ def find_students(folder: Path) -> list[Student]:
             continue
         if path.is_dir():
             students.append(Student(path.name, path))
-        elif path.suffix in (".py", ".zip"):
+        elif path.suffix in (".py", ".zip", NOTEBOOK_SUFFIX):
             students.append(Student(path.stem, path))
     names = [student.name for student in students]
     duplicates = sorted({name for name in names if names.count(name) > 1})
@@ -82,13 +83,13 @@ def run_batch(kit: Kit, exercises: list[Exercise], students: list[Student], out:
     return results, reused
 
 
-def write_gradebook(results: dict, exercises: list[Exercise], path: Path) -> None:
+def write_gradebook(results: dict, exercise_ids: list[str], path: Path) -> None:
     """grades.csv: a student column, one score column per exercise, and the total."""
     with open(path, "w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle)
-        writer.writerow(["student", *(exercise.id for exercise in exercises), "total"])
+        writer.writerow(["student", *exercise_ids, "total"])
         for student, reports in sorted(results.items()):
-            scores = [reports[exercise.id]["score"] for exercise in exercises]
+            scores = [reports[exercise_id]["score"] for exercise_id in exercise_ids]
             writer.writerow([student, *(f"{score:g}" for score in scores), f"{sum(scores):g}"])
 
 

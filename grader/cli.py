@@ -12,8 +12,15 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from grader.arguments import (
+    BATCH_ACTIONS,
+    COMMANDS,
+    build_batch_action_parser,
+    build_command_parser,
+    build_parser,
+)
 from grader.catalog import Exercise, Kit, KitError
-from grader.formats import FORMATS, render
+from grader.formats import render
 from grader.outcomes import Status
 
 if TYPE_CHECKING:
@@ -22,13 +29,6 @@ if TYPE_CHECKING:
     from grader.submission import Submission
 
 EXIT_PASS, EXIT_LOST_POINTS, EXIT_USAGE = 0, 1, 2
-
-
-class _Parser(argparse.ArgumentParser):
-    """argparse, but a usage error is one line and exit code 2."""
-
-    def error(self, message):
-        raise KitError(message)
 
 
 class Terminal:
@@ -53,100 +53,6 @@ def _load_display_meanwhile() -> None:
     threading.Thread(target=importlib.import_module, args=("grader.display",), daemon=True).start()
 
 
-# Every command but grading itself: its one-line help, and where its code lives (imported when used).
-COMMANDS = {
-    "hint": "show the next hint for an exercise",
-    "play": "play a game in the terminal against your own code (or the reference)",
-    "check": "instructors: prove exercises sound (reference, alt/, wrong/, stub)",
-    "new": "instructors: scaffold a new exercise and its solution folders",
-    "export": "instructors: write the student handout or a Gradescope autograder bundle",
-    "batch": "instructors: grade a class into one report per submission and grades.csv",
-}
-
-
-def build_parser() -> argparse.ArgumentParser:
-    """The command line of `grade` itself: grade an exercise, every exercise, or (with neither) list progress."""
-    commands = "\n".join(f"  {name:<8}{text}" for name, text in COMMANDS.items())
-    parser = _Parser(
-        prog="grade", usage="grade [EXERCISE | --all] [options]\n       grade COMMAND [options]",
-        description="Grade minimax-kit exercises. With no exercise, list your progress.",
-        epilog=f"commands (grade COMMAND --help for each):\n{commands}",
-        formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("exercise", nargs="?", help="ex04, ex04_alpha_beta or alpha_beta")
-    parser.add_argument("--all", action="store_true", help="grade every exercise and print one summary")
-    source = parser.add_mutually_exclusive_group()
-    source.add_argument("--submission", type=Path, metavar="PATH", help="grade this file, folder or .zip instead")
-    source.add_argument("--solution", action="store_true", help="grade the reference solution")
-    source.add_argument("--mutant", metavar="NAME",
-                        help="grade a known mistake of the reference (its mutants.toml), as a student who made it")
-    parser.add_argument("--seed", type=_seed, help="reproduce a run exactly (default: derived from the code)")
-    parser.add_argument("--format", choices=FORMATS, default="json", help="format of the report file")
-    parser.add_argument("--output", metavar="FILE", help="where the report goes; - for stdout (no summary)")
-    parser.add_argument("--exit-zero", action="store_true", help="exit 0 whenever a report was written")
-    parser.add_argument("--watch", action="store_true", help="grade your file again on every save (Ctrl-C stops)")
-    _add_kit_option(parser)
-    return parser
-
-
-def build_command_parser() -> argparse.ArgumentParser:
-    """The commands, as argparse subparsers: `grade COMMAND ...` and `grade COMMAND --help`."""
-    parser = _Parser(prog="grade", description="The commands of grade besides grading.")
-    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    for name, text in COMMANDS.items():
-        command = subparsers.add_parser(name, help=text, description=text[0].upper() + text[1:] + ".")
-        ARGUMENTS[name](command)
-        _add_kit_option(command)
-    return parser
-
-
-def _hint_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("exercise", help="ex04, ex04_alpha_beta or alpha_beta")
-    parser.add_argument("--all", action="store_true", help="show every hint at once")
-
-
-def _play_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("game", nargs="?", help="the game to play; with none, list the games")
-    parser.add_argument("--solution", action="store_true", help="play against the reference solution instead")
-    parser.add_argument("--first", choices=("you", "ai"), help="who moves first (default: asked)")
-
-
-def _check_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("exercises", nargs="*", help="exercises to check (default with --all: every one)")
-    parser.add_argument("--all", action="store_true", help="check every exercise")
-    parser.add_argument("--seeds", type=_seeds, help="seeds for the wrong/ solutions, such as 1,2,3 (default: three)")
-    parser.add_argument("--jobs", type=_jobs, default=None, help="grading runs at once (default: one per CPU)")
-    parser.add_argument("--mutation-report", action="store_true",
-                        help="advisory: grade automatic operator mutants of each reference; show the score and "
-                             "each survivor as a diff")
-
-
-def _new_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("id", help="the new id, such as ex10")
-    parser.add_argument("slug", help="the folder suffix and module name, such as endgame_tables")
-    parser.add_argument("title", help='the title, such as "Endgame tables"')
-
-
-def _export_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("target", nargs="?", type=Path, help="folder for the student handout")
-    parser.add_argument("--gradescope", type=Path, metavar="FILE.zip", help="write a Gradescope autograder zip")
-    parser.add_argument("--exercise", help="with --gradescope: one exercise per assignment (default: all)")
-
-
-def _batch_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("folder", type=Path, help="the class's submissions")
-    which = parser.add_mutually_exclusive_group(required=True)
-    which.add_argument("--exercise", help="the exercise every submission is for")
-    which.add_argument("--all", action="store_true", help="grade every exercise for every student")
-    parser.add_argument("--jobs", type=_jobs, default=None, help="submissions graded at once (default: one per CPU)")
-    parser.add_argument("--out", type=Path, required=True, help="folder for the reports and grades.csv")
-    parser.add_argument("--force", action="store_true", help="regrade even unchanged submissions")
-    parser.add_argument("--seed", type=_seed, help="the same seed for every submission")
-
-
-ARGUMENTS = {"hint": _hint_arguments, "play": _play_arguments, "check": _check_arguments, "new": _new_arguments,
-             "export": _export_arguments, "batch": _batch_arguments}
-
-
 def run_command(args: argparse.Namespace, console: Console) -> int:
     """Run a parsed command; each one's module is imported only when it runs."""
     if args.command == "play":
@@ -156,31 +62,9 @@ def run_command(args: argparse.Namespace, console: Console) -> int:
     from grader import commands
 
     runs = {"hint": commands.run_hint, "check": commands.run_check, "new": commands.run_new,
-            "export": commands.run_export, "batch": commands.run_batch}
+            "export": commands.run_export, "batch": commands.run_batch, "batch report": commands.run_batch_report,
+            "batch merge": commands.run_batch_merge}
     return runs[args.command](args, console)
-
-
-def _whole_number(minimum: int):
-    """An argparse type: a whole number of at least `minimum`, with a one-line error otherwise."""
-
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-        if value < minimum:
-            raise argparse.ArgumentTypeError(f"expected a number >= {minimum}, got {value}")
-        return value
-
-    return parse
-
-
-_seed = _whole_number(0)
-_jobs = _whole_number(1)
-
-
-def _add_kit_option(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--kit", type=Path, metavar="DIR", help="the kit's folder (default: found from here)")
 
 
 def _shown(path: Path, kit: Kit) -> str:
@@ -207,14 +91,6 @@ def _submission(args, kit: Kit, exercise: Exercise) -> tuple[Submission, bool]:
     if not exercise.stub_path.is_file():
         raise KitError(f"{exercise.stub_path}: your exercise file is missing")
     return Submission(exercise.stub_path, _shown(exercise.stub_path, kit)), True
-
-
-def _seeds(text: str) -> tuple[int, ...]:
-    try:
-        seeds = tuple(_seed(part) for part in text.split(","))
-    except argparse.ArgumentTypeError as exc:
-        raise argparse.ArgumentTypeError(f"expected seeds such as 1,2,3: {exc}") from None
-    return seeds
 
 
 def _refuse_bad_watch(args) -> None:
@@ -261,15 +137,20 @@ def _grade_one(args, kit: Kit, exercise: Exercise) -> tuple[dict, list[str]]:
     return report, where
 
 
+def _format_options(args) -> dict:
+    """The options of the report's format that the command line set."""
+    return {"hidden_visibility": args.hidden_visibility} if args.hidden_visibility else {}
+
+
 def _deliver(args, terminal: Terminal, document: dict, where: list[str], exercises: list[Exercise]) -> None:
     """Write the report where --output says, and show the result unless the report goes to stdout."""
     if args.output == "-":
-        sys.stdout.write(render(document, args.format))
+        sys.stdout.write(render(document, args.format, **_format_options(args)))
         return
     if args.output:
         from grader.commands import write_text
 
-        write_text(Path(args.output), render(document, args.format))
+        write_text(Path(args.output), render(document, args.format, **_format_options(args)))
         where = [*where, args.output]
     from grader import display
 
@@ -303,10 +184,15 @@ def run_watch(args, kit: Kit, exercise: Exercise, terminal: Terminal) -> int:
 def run(argv: list[str], terminal: Terminal) -> int:
     """Everything `grade` does, returning the exit code; KitError escapes as a usage error."""
     # A first word that names a command is that command; anything else is grade's own command line.
+    if argv[:1] == ["batch"] and len(argv) > 1 and argv[1] in BATCH_ACTIONS:
+        return run_command(build_batch_action_parser(argv[1]).parse_args(argv[2:]), terminal())
     if argv and argv[0] in COMMANDS:
         return run_command(build_command_parser().parse_args(argv), terminal())
     args = build_parser().parse_args(argv)
     _refuse_bad_watch(args)
+    if args.hidden_visibility is not None and args.format != "gradescope":
+        raise KitError(f"--hidden-visibility is a Gradescope setting: it goes with --format gradescope, "
+                       f"not --format {args.format}")
     kit = Kit.find(Path.cwd(), args.kit)
     if args.all:
         if args.exercise is not None:

@@ -87,6 +87,9 @@ def _mutation_report(kit: Kit, folders: list[Path], args: argparse.Namespace, co
         console.print(Text(f"{exercise.name}: {len(report.killed)} of {total} operator mutants killed "
                            f"({report.score:.0%}), {len(report.equivalent)} marked equivalent, "
                            f"{len(report.survived)} survived", style="bold"))
+        if report.stale:
+            console.print(Text(f"{exercise.name}: marked equivalent but no longer made, so the reference changed "
+                               f"under them: {', '.join(report.stale)}", style="yellow"))
         reference = (exercise.solution_dir(kit.root) / exercise.module).read_text(encoding="utf-8")
         for mutant in report.survived:
             console.print(Text(survivor_diff(reference, mutant, exercise.module)))
@@ -112,20 +115,26 @@ def run_export(args: argparse.Namespace, console: Console) -> int:
     from rich.text import Text
 
     from grader.export import export_gradescope, export_handout
+    from grader.formats import DEFAULT_HIDDEN_VISIBILITY
 
     kit = Kit.find(Path.cwd(), args.kit)
     if (args.target is None) == (args.gradescope is None):
         raise KitError("give either a folder for the handout or --gradescope FILE.zip")
     if args.gradescope is not None:
+        if args.notebooks:
+            raise KitError("--notebooks goes with a handout folder; the Gradescope bundle grades what is submitted")
         exercise = kit.resolve(args.exercise) if args.exercise else None
-        export_gradescope(kit, args.gradescope, exercise)
+        export_gradescope(kit, args.gradescope, exercise,
+                          hidden_visibility=args.hidden_visibility or DEFAULT_HIDDEN_VISIBILITY)
         console.print(Text(f"Gradescope bundle written to {args.gradescope}"))
         return EXIT_PASS
     if args.exercise:
         raise KitError("--exercise goes with --gradescope; the handout holds every exercise")
-    names = export_handout(kit, args.target)
-    console.print(Text(f"Handout with {len(names)} exercises written to {args.target} "
-                       "(no hidden checks, no solutions)"))
+    if args.hidden_visibility:
+        raise KitError("--hidden-visibility goes with --gradescope; a handout holds no hidden checks")
+    names = export_handout(kit, args.target, notebooks=args.notebooks)
+    console.print(Text(f"Handout with {len(names)} exercises{' and their notebooks' if args.notebooks else ''} "
+                       f"written to {args.target} (no hidden checks, no solutions)"))
     return EXIT_PASS
 
 
@@ -135,12 +144,71 @@ def run_batch(args: argparse.Namespace, console: Console) -> int:
 
     kit = Kit.find(Path.cwd(), args.kit)
     exercises = kit.exercises() if args.all else [kit.resolve(args.exercise)]
-    students = batch.find_students(args.folder)
+    students = roster = batch.find_students(args.folder)
+    if args.shard is not None:
+        from grader.shards import shard_of
+
+        students = [student for student in roster if shard_of(student.name, args.shard.count) == args.shard.index]
     with display.batch_progress(console) as progress:
         task = progress.add_task("grading", total=len(students) * len(exercises))
         results, reused = batch.run_batch(kit, exercises, students, args.out, jobs=args.jobs, force=args.force,
                                           seed=args.seed, advance=lambda: progress.advance(task))
-    batch.write_gradebook(results, exercises, args.out / "grades.csv")
+    batch.write_gradebook(results, [exercise.id for exercise in exercises], args.out / "grades.csv")
     display.print_batch_summary(console, batch.distribution(results, exercises), len(exercises), reused,
                                 args.out / "grades.csv")
+    if args.shard is not None:
+        from rich.text import Text
+
+        from grader.shards import write_manifest
+
+        write_manifest(args.out, args.shard, [s.name for s in students], [s.name for s in roster], exercises,
+                       args.seed)
+        console.print(Text(f"Shard {args.shard} of the class: {len(students)} of its {len(roster)} students. "
+                           "Put the shards together with grade batch merge OUT SHARD_DIRS..."))
+    if students:
+        from grader.class_report import attempts_of, write_class_report
+
+        write_class_report(attempts_of(results), args.out)
+        _said_class_report(console, args.out)
     return EXIT_PASS
+
+
+def _said_class_report(console: Console, out: Path) -> None:
+    """Where the class report and the per-check table went."""
+    from rich.text import Text
+
+    from grader.class_report import CHECKS, PAGE
+
+    console.print(Text(f"Class report: {out / PAGE} (per check: {out / CHECKS})"))
+
+
+def run_batch_report(args: argparse.Namespace, console: Console) -> int:
+    """`grade batch report OUT`: rebuild report.html and checks.csv from the reports in OUT, grading nothing."""
+    from rich.text import Text
+
+    from grader.class_report import read_reports, write_class_report
+
+    analysis = write_class_report(read_reports(args.out), args.out)
+    console.print(Text(f"Read the reports of {len(analysis.students)} students on {len(analysis.exercises)} "
+                       "exercise(s)."))
+    _said_class_report(console, args.out)
+    return EXIT_PASS
+
+
+def run_batch_merge(args: argparse.Namespace, console: Console) -> int:
+    """`grade batch merge OUT SHARD_DIRS...`: the shards of one class as one folder, as if graded at once."""
+    from rich.text import Text
+
+    from grader import batch
+    from grader.class_report import read_reports, write_class_report
+    from grader.shards import merge_shards
+
+    results, exercise_ids = merge_shards(args.shards, args.out)
+    batch.write_gradebook(results, exercise_ids, args.out / "grades.csv")
+    console.print(Text(f"Merged {len(args.shards)} shards: {len(results)} students on {len(exercise_ids)} "
+                       f"exercise(s), grades in {args.out / 'grades.csv'}"))
+    if results:
+        write_class_report(read_reports(args.out), args.out)
+        _said_class_report(console, args.out)
+    return EXIT_PASS
+

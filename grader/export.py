@@ -10,6 +10,8 @@ from pathlib import Path
 
 import grader
 from grader.catalog import GAME_FILE, PUBLIC_CHECKS, Exercise, Kit, KitError
+from grader.formats import DEFAULT_HIDDEN_VISIBILITY
+from grader.notebook import handout_notebook, notebook_name
 from grader.runner import collect_checks
 
 WITHHELD_FILE = "withheld.json"
@@ -28,25 +30,51 @@ hidden checks will also run when your work is marked. `grade` lists your progres
 `grade hint ex04` gives the next hint.
 """
 
-_WORKFLOW = """# Grades every exercise on each push with the public checks, and keeps the report as an artifact.
-name: grade
-on: [push, workflow_dispatch]
+_NOTEBOOK_README = """
+Each exercise also comes as a notebook beside its file (`alpha_beta.ipynb` beside `alpha_beta.py`):
+the task, then the same functions in code cells. Work in whichever you like, and grade the notebook
+with `grade ex04 --submission exercises/ex04_alpha_beta/alpha_beta.ipynb`. Its code cells, in order,
+are the module; IPython magics and shell lines (`%`, `!`) are left out.
+"""
+
+_WORKFLOW = """# GitHub Classroom autograding: on each push, grade every exercise with its public checks and
+# record the points with GitHub Classroom's own reporter (classroom-resources/autograding-grading-
+# reporter). Each exercise is one runner; the reporter reads its result as base64 JSON from
+# <RUNNER>_RESULTS. The hidden checks are not in this repository: they run when the work is marked.
+name: Autograding
+on: [push, workflow_dispatch, repository_dispatch]
+permissions:
+  checks: write
+  actions: read
+  contents: read
 jobs:
-  grade:
+  autograding:
     runs-on: ubuntu-latest
+    # GitHub Classroom's own first commit needs no grading.
+    if: github.actor != 'github-classroom[bot]'
+    timeout-minutes: 30
     steps:
       - uses: actions/checkout@v4
       - uses: actions/setup-python@v5
         with:
           python-version: "3.11"
-      - run: python -m pip install -e .
-      - run: grade --all --format junit --output grade-report.xml --exit-zero
-      - run: grade --all
-      - uses: actions/upload-artifact@v4
-        if: always()
+      - name: Install the kit
+        run: python -m pip install -e .
+      - name: Grade
+        id: grade
+        run: |
+          mkdir -p classroom
+          for exercise in {ids}; do
+            # The kit's own feedback for people, then the runner result for the reporter.
+            grade "$exercise" --format classroom --output "classroom/$exercise.json" --exit-zero
+            echo "$exercise=$(base64 -w0 "classroom/$exercise.json")" >> "$GITHUB_OUTPUT"
+          done
+      - name: Autograding reporter
+        uses: classroom-resources/autograding-grading-reporter@v1
+        env:
+{env}
         with:
-          name: grade-report
-          path: grade-report.xml
+          runners: {runners}
 """
 
 _SETUP_SH = """#!/usr/bin/env bash
@@ -67,7 +95,7 @@ root="${{AUTOGRADER_ROOT:-/autograder}}"
 grade="${{GRADE:-$root/venv/bin/grade}}"
 mkdir -p "$root/results"
 "$grade" {target} --kit "$root/source" --submission "$root/submission" \\
-  --format gradescope --output "$root/results/results.json" --exit-zero
+  --format gradescope --hidden-visibility {hidden_visibility} --output "$root/results/results.json" --exit-zero
 status=$?
 if [ ! -s "$root/results/results.json" ]; then
   # Even a broken autograder must leave Gradescope a result it can show.
@@ -75,6 +103,13 @@ if [ ! -s "$root/results/results.json" ]; then
     "$status" > "$root/results/results.json"
 fi
 """
+
+
+def classroom_workflow(exercises: list[Exercise]) -> str:
+    """The handout's GitHub Actions workflow: each exercise graded, then GitHub Classroom's reporter."""
+    ids = [exercise.id for exercise in exercises]
+    env = "\n".join(f"          {id_.upper()}_RESULTS: ${{{{ steps.grade.outputs.{id_} }}}}" for id_ in ids)
+    return _WORKFLOW.format(ids=" ".join(ids), env=env, runners=",".join(ids))
 
 
 def withheld_checks(exercise: Exercise) -> dict | None:
@@ -102,15 +137,24 @@ def _empty_target(path: Path) -> None:
     path.mkdir(parents=True, exist_ok=True)
 
 
-def export_handout(kit: Kit, target: Path) -> list[str]:
-    """Write the student handout to `target`; return the exercise names it holds."""
+def _write_notebook(exercise: Exercise, folder: Path) -> None:
+    """The exercise's stub as a notebook beside it, with the README's text above the code."""
+    name = notebook_name(exercise.module)
+    command = f"grade {exercise.id} --submission exercises/{exercise.name}/{name}"
+    text = handout_notebook((exercise.path / "README.md").read_text(encoding="utf-8"),
+                            exercise.stub_path.read_text(encoding="utf-8"), command)
+    (folder / name).write_text(text, encoding="utf-8")
+
+
+def export_handout(kit: Kit, target: Path, notebooks: bool = False) -> list[str]:
+    """Write the student handout to `target`, with each stub as a notebook too if asked; return the exercise names."""
     _empty_target(target)
     shutil.copyfile(kit.root / "pyproject.toml", target / "pyproject.toml")
-    (target / "README.md").write_text(_STUDENT_README, encoding="utf-8")
-    (target / ".gitignore").write_text("__pycache__/\n*.egg-info/\n.venv/\nreports/\n", encoding="utf-8")
+    (target / "README.md").write_text(_STUDENT_README + (_NOTEBOOK_README if notebooks else ""), encoding="utf-8")
+    (target / ".gitignore").write_text("__pycache__/\n*.egg-info/\n.venv/\nreports/\nclassroom/\n", encoding="utf-8")
     workflow = target / ".github" / "workflows" / "grade.yml"
     workflow.parent.mkdir(parents=True)
-    workflow.write_text(_WORKFLOW, encoding="utf-8")
+    workflow.write_text(classroom_workflow(kit.exercises()), encoding="utf-8")
     _copy_package(target / "grader")
     names = []
     for exercise in kit.exercises():
@@ -123,6 +167,8 @@ def export_handout(kit: Kit, target: Path) -> list[str]:
             # A shared helper goes into the exercise's own checks, so each exercise stands alone.
             inside = source.is_relative_to(exercise.path)
             shutil.copyfile(source, folder / (source.relative_to(exercise.path) if inside else Path("checks", source.name)))
+        if notebooks:
+            _write_notebook(exercise, folder)
         game = exercise.path / GAME_FILE  # `grade play` in the handout needs the game's own rules
         if game.is_file():
             shutil.copyfile(game, folder / GAME_FILE)
@@ -133,12 +179,14 @@ def export_handout(kit: Kit, target: Path) -> list[str]:
     return names
 
 
-def export_gradescope(kit: Kit, archive: Path, exercise: Exercise | None = None) -> None:
+def export_gradescope(kit: Kit, archive: Path, exercise: Exercise | None = None,
+                      hidden_visibility: str = DEFAULT_HIDDEN_VISIBILITY) -> None:
     """Write a Gradescope autograder zip: setup.sh, run_autograder and the kit without its solutions."""
     if archive.suffix != ".zip":
         raise KitError(f"--gradescope {archive}: the bundle must be a .zip file")
     target = exercise.id if exercise else "--all"
-    scripts = {"setup.sh": _SETUP_SH, "run_autograder": _RUN_AUTOGRADER.format(target=target)}
+    run_autograder = _RUN_AUTOGRADER.format(target=target, hidden_visibility=hidden_visibility)
+    scripts = {"setup.sh": _SETUP_SH, "run_autograder": run_autograder}
     archive.parent.mkdir(parents=True, exist_ok=True)
     with zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED) as bundle:
         for name, text in scripts.items():

@@ -161,7 +161,7 @@ def _sweep_workers(files: RunFiles) -> None:
 
 
 def _run_checks(kit: Kit, exercise: Exercise, files: RunFiles, settings: dict, started: float,
-                collect_only: bool = False) -> tuple[dict, str | None, dict | None]:
+                collect_only: bool = False, first_failure: bool = False) -> tuple[dict, str | None, dict | None]:
     """Run (or only collect) the exercise's checks in a pytest subprocess under the outer limit.
 
     Returns the collected checks, why the run was stopped (or None), and pytest-json-report's raw
@@ -196,6 +196,8 @@ def _run_checks(kit: Kit, exercise: Exercise, files: RunFiles, settings: dict, s
                # pytest prints some differences in set order; the same seed must give the same report.
                PYTHONHASHSEED=str(int(settings["seed"]) % 2**32))
     command = _pytest_command(files, exercise, check_files) + (["--collect-only"] if collect_only else [])
+    if first_failure:  # checks left unrun score 0, as scoring fails closed
+        command.append("--maxfail=1")
     # pytest runs under a reaper of this grade's own, which kills what the grade leaves behind and
     # nothing else; -I -S: it needs only the standard library. Its own session: the terminal's
     # Ctrl-C reaches only grade, which passes it on (see _end_reaper).
@@ -243,28 +245,36 @@ def collect_checks(kit: Kit, exercise: Exercise) -> list[dict]:
         shutil.rmtree(files.folder, ignore_errors=True)
 
 
-def grade(kit: Kit, exercise: Exercise, submission: Submission, seed: int | None = None) -> dict:
-    """Grade one submission of one exercise and return the native report."""
+def grade(kit: Kit, exercise: Exercise, submission: Submission, seed: int | None = None,
+          first_failure: bool = False) -> dict:
+    """Grade one submission of one exercise and return the native report.
+
+    `first_failure` stops at the first check that fails: enough to know a submission loses points
+    (the mutation report), and a mutant that makes the search slow then costs one deadline, not all.
+    """
     started_at = datetime.now(timezone.utc)
     started = time.monotonic()
     files = RunFiles(Path(tempfile.mkdtemp(prefix="minimax-kit-run-")))
     try:
         source_dir = files.submission
         submission_error = None
+        layout = None
         try:
-            prepare_submission(submission.path, exercise.module, source_dir)
+            layout = prepare_submission(submission.path, exercise.module, source_dir)
             sha256 = hashlib.sha256((source_dir / exercise.module).read_bytes()).hexdigest()
         except SubmissionProblem as exc:
             submission_error = str(exc)
             sha256 = unusable_submission_sha256(submission.path)
         if seed is None:
             seed = derive_seed(exercise.id, sha256 or "")
-        settings = {"seed": seed, "source_dir": str(source_dir), "submission_error": submission_error}
-        collected, fault, raw = _run_checks(kit, exercise, files, settings, started)
+        settings = {"seed": seed, "source_dir": str(source_dir), "submission_error": submission_error,
+                    # A notebook's cells name the module's lines in what the report says.
+                    "source_map": layout.source_map.as_data() if layout else None}
+        collected, fault, raw = _run_checks(kit, exercise, files, settings, started, first_failure=first_failure)
         sandbox_info = _read_json(files.sandbox) or {}
         return scoring.build_report(
             exercise={"id": exercise.id, "slug": exercise.slug, "title": exercise.title},
-            submission={"path": submission.shown_as, "sha256": sha256},
+            submission={"path": submission.shown_as, "sha256": sha256, **(layout.report_fields() if layout else {})},
             seed=seed,
             collected=collected["checks"],
             raw=raw,

@@ -85,3 +85,49 @@ def test_two_submissions_for_one_student_are_refused(tmp_path):
     (tmp_path / "erin.py").write_text("")
     with pytest.raises(KitError, match="more than one submission for erin"):
         find_students(tmp_path)
+
+
+def test_a_class_of_notebooks_is_graded_and_an_unchanged_one_reused(toy_kit, tmp_path, validate_report):
+    """A bare notebook, a notebook in a folder and in a zip, and a .ipynb that is no notebook."""
+    import nbformat
+
+    folder = tmp_path / "class"
+    (folder / "frank").mkdir(parents=True)
+    shutil.copyfile(GOLDEN / "notebook_full_solution" / "toy.ipynb", folder / "erin.ipynb")
+    shutil.copyfile(GOLDEN / "notebook_magics" / "toy.ipynb", folder / "frank" / "toy.ipynb")
+    with zipfile.ZipFile(folder / "gina.zip", "w") as archive:
+        archive.write(GOLDEN / "notebook_failing_cell" / "toy.ipynb", "handin/toy.ipynb")
+    shutil.copyfile(GOLDEN / "notebook_not_a_notebook" / "toy.ipynb", folder / "hank.ipynb")
+    assert [student.name for student in find_students(folder)] == ["erin", "frank", "gina", "hank"]
+    out = tmp_path / "marks"
+    args = ["batch", str(folder), "--exercise", "ex01", "--jobs", "1", "--out", str(out)]
+    result = run_grade(*args, cwd=toy_kit.root)
+    assert result.returncode == 0, result.stderr
+    assert _gradebook(out)[1:] == [["erin", "8", "8"], ["frank", "8", "8"], ["gina", "0", "0"], ["hank", "0", "0"]]
+    reports = {name: validate_report(json.loads((out / name / "ex01.json").read_text()))
+               for name in ("erin", "frank", "gina", "hank")}
+    assert reports["frank"]["submission"]["notebook"]["magic_cells"] == [2, 3, 4, 6]
+    assert reports["gina"]["message"].startswith("toy.ipynb cell 3 line 2 (raised in tag at cell 2 line 14)")
+    assert reports["hank"]["message"].startswith("hank.ipynb is not a notebook: it is not valid JSON")
+    # Erin runs her notebook again: new outputs and counts, the same code, so her report stands.
+    notebook = nbformat.read(folder / "erin.ipynb", 4)
+    for count, cell in enumerate(cell for cell in notebook.cells if cell.cell_type == "code"):
+        cell.execution_count = count + 1
+        cell.outputs = [nbformat.v4.new_output("stream", text=f"run {count}\n")]
+    nbformat.write(notebook, folder / "erin.ipynb")
+    first = (out / "erin" / "ex01.json").read_text()
+    again = run_grade(*args, cwd=toy_kit.root)
+    assert "(4 unchanged and not regraded)" in again.stdout
+    assert (out / "erin" / "ex01.json").read_text() == first
+    # Frank edits a cell: his notebook is graded again.
+    notebook = nbformat.read(folder / "frank" / "toy.ipynb", 4)
+    notebook.cells[-1].source += "\nlater = add(2, 2)"
+    nbformat.write(notebook, folder / "frank" / "toy.ipynb")
+    assert "(3 unchanged and not regraded)" in run_grade(*args, cwd=toy_kit.root).stdout
+
+
+def test_a_notebook_and_a_file_for_one_student_are_refused(tmp_path):
+    (tmp_path / "erin.ipynb").write_text("{}")
+    (tmp_path / "erin.py").write_text("")
+    with pytest.raises(KitError, match="more than one submission for erin"):
+        find_students(tmp_path)

@@ -13,6 +13,9 @@ from pathlib import Path
 import pytest
 
 from grader.export import public_check_modules
+from grader.notebook import handout_notebook, module_cells, notebook_name
+from grader.runner import grade
+from grader.submission import Submission
 from tests.conftest import REPO, run_grade
 
 
@@ -70,7 +73,11 @@ def test_the_handout_has_no_hidden_checks_and_no_solutions(repo_kit, tmp_path):
         if path.is_file() and path.suffix in (".py", ".md", ".toml", ".json", ".yml"):
             leaked = _distinctive_lines(path) & secrets
             assert not leaked, f"{path.relative_to(handout)} holds hidden text: {sorted(leaked)[:3]}"
-    assert (handout / ".github" / "workflows" / "grade.yml").read_text().count("grade --all") == 2
+    workflow = (handout / ".github" / "workflows" / "grade.yml").read_text()
+    # Every exercise is graded and handed to GitHub Classroom's reporter (run in tests/test_classroom.py).
+    ids = " ".join(exercise.id for exercise in repo_kit.exercises())
+    assert f"for exercise in {ids}; do" in workflow
+    assert "runners: " + ids.replace(" ", ",") in workflow
 
 
 # Calls that pick among values, as a search picks a move; an ordering comparison does the same.
@@ -194,11 +201,17 @@ def test_export_usage_errors(toy_kit, tmp_path):
     assert "must be a new or empty folder" in run_grade("export", str(occupied), cwd=toy_kit.root).stderr
     assert "give either a folder" in run_grade("export", cwd=toy_kit.root).stderr
     assert "must be a .zip" in run_grade("export", "--gradescope", str(tmp_path / "b.tar"), cwd=toy_kit.root).stderr
+    refused = run_grade("export", str(tmp_path / "h"), "--hidden-visibility", "hidden", cwd=toy_kit.root)
+    assert refused.returncode == 2 and "--hidden-visibility goes with --gradescope" in refused.stderr
+    bad = run_grade("export", "--gradescope", str(tmp_path / "b.zip"), "--hidden-visibility", "later", cwd=toy_kit.root)
+    assert bad.returncode == 2 and "invalid choice: 'later'" in bad.stderr
 
 
-def test_the_gradescope_bundle_grades_a_submission_into_results_json(toy_kit, tmp_path):
+@pytest.mark.parametrize("chosen", [None, "after_published"])
+def test_the_gradescope_bundle_grades_a_submission_into_results_json(toy_kit, tmp_path, chosen):
     bundle = tmp_path / "autograder.zip"
-    result = run_grade("export", "--gradescope", str(bundle), "--exercise", "ex01", cwd=toy_kit.root)
+    visibility = ["--hidden-visibility", chosen] if chosen else []
+    result = run_grade("export", "--gradescope", str(bundle), "--exercise", "ex01", *visibility, cwd=toy_kit.root)
     assert result.returncode == 0, result.stderr
     root = tmp_path / "autograder"
     with zipfile.ZipFile(bundle) as archive:
@@ -217,6 +230,18 @@ def test_the_gradescope_bundle_grades_a_submission_into_results_json(toy_kit, tm
     results = json.loads((root / "results" / "results.json").read_text())
     assert results["score"] == 4 and len(results["tests"]) == 6
     assert {t["status"] for t in results["tests"]} == {"passed", "failed"}
+    # Hidden checks are shown when the instructor chose, after the due date unless told.
+    native = {t["name"]: t["visibility"] for t in json.loads(grade_native(toy_kit))["tests"]}
+    for test in results["tests"]:
+        expected = "visible" if native[test["name"]] == "public" else (chosen or "after_due_date")
+        assert test["visibility"] == expected, test["name"]
+    assert results["output_format"] == results["test_output_format"] == results["test_name_format"] == "text"
+
+
+def grade_native(kit) -> str:
+    """The toy's partial solution graded in the native format."""
+    partial = REPO / "tests/golden/partial_solution/toy.py"
+    return run_grade("ex01", "--submission", str(partial), "--seed", "1", "--output", "-", cwd=kit.root).stdout
 
 
 def test_run_autograder_leaves_a_result_even_when_grading_fails(toy_kit, tmp_path):
@@ -229,3 +254,88 @@ def test_run_autograder_leaves_a_result_even_when_grading_fails(toy_kit, tmp_pat
     subprocess.run(["bash", str(root / "source" / "run_autograder")], env=env, timeout=60, check=False)
     results = json.loads((root / "results" / "results.json").read_text())
     assert results["score"] == 0 and "autograder failed" in results["output"]
+
+
+# -- handout notebooks: each stub as a notebook beside it
+
+
+def _defined(source: str) -> set[str]:
+    return {node.name for node in ast.parse(source).body
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
+
+
+def _paste_solution(notebook_text: str, solution: str) -> str:
+    """The notebook as a student fills it in: each function's cell holds the solution's function, and the
+    first code cell the solution's opening (docstring, imports) and its helpers."""
+    import nbformat
+
+    notebook = nbformat.reads(notebook_text, 4)
+    code = [cell for cell in notebook.cells if cell.cell_type == "code"]
+    pieces = module_cells(solution)
+    in_stub = set().union(*(_defined(cell.source) for cell in code))
+    for cell in code:
+        names = _defined(cell.source)
+        cell.source = "\n\n\n".join(piece for piece in pieces if _defined(piece) & names) if names else ""
+    code[0].source = "\n\n\n".join(piece for piece in pieces if not _defined(piece) & in_stub)
+    return nbformat.writes(notebook)
+
+
+def test_export_notebooks_writes_each_stub_as_a_notebook_that_grades(toy_kit, tmp_path, validate_report):
+    handout = tmp_path / "handout"
+    result = run_grade("export", str(handout), "--notebooks", cwd=toy_kit.root)
+    assert result.returncode == 0, result.stderr
+    assert "Handout with 1 exercises and their notebooks written to" in result.stdout
+    assert "grade ex04 --submission exercises/ex04_alpha_beta/alpha_beta.ipynb" in (handout / "README.md").read_text()
+    notebook = handout / "exercises" / "ex01_toy" / "toy.ipynb"
+    import nbformat
+
+    cells = nbformat.read(notebook, 4).cells
+    assert cells[0].cell_type == "markdown" and cells[0].source.startswith("# ex01 · A toy exercise")
+    assert "grade ex01 --submission exercises/ex01_toy/toy.ipynb" in cells[1].source
+    assert [cell.source.split("(")[0] for cell in cells[3:]] == ["def add", "def pair", "def tag", "def push"]
+    untouched = run_grade("ex01", "--submission", str(notebook), "--output", "-", cwd=handout)
+    assert untouched.returncode == 1
+    assert validate_report(json.loads(untouched.stdout))["score"] == 0
+    solved = tmp_path / "solved.ipynb"
+    solved.write_text(_paste_solution(notebook.read_text(), (toy_kit.root / "solutions/ex01_toy/toy.py").read_text()))
+    graded = run_grade("ex01", "--submission", str(solved), "--output", "-", cwd=handout)
+    report = validate_report(json.loads(graded.stdout))
+    # The handout runs the public checks only.
+    assert graded.returncode == 0 and report["score"] == report["max_score"] == 3
+
+
+def test_a_plain_handout_has_no_notebooks(toy_kit, tmp_path):
+    assert run_grade("export", str(tmp_path / "plain"), cwd=toy_kit.root).returncode == 0
+    assert not list((tmp_path / "plain").rglob("*.ipynb"))
+    assert "notebook" not in (tmp_path / "plain" / "README.md").read_text()
+
+
+def test_notebooks_go_with_a_handout_folder_only(toy_kit, tmp_path):
+    result = run_grade("export", "--gradescope", str(tmp_path / "b.zip"), "--notebooks", cwd=toy_kit.root)
+    assert result.returncode == 2 and "--notebooks goes with a handout folder" in result.stderr
+
+
+@pytest.mark.parametrize("exercise_id", ["ex01", "ex04"])
+def test_a_real_exercise_as_a_notebook_scores_0_untouched_and_full_marks_solved(repo_kit, tmp_path, exercise_id):
+    exercise = repo_kit.resolve(exercise_id)
+    text = handout_notebook((exercise.path / "README.md").read_text(encoding="utf-8"),
+                            exercise.stub_path.read_text(encoding="utf-8"), "grade")
+    untouched = tmp_path / notebook_name(exercise.module)
+    untouched.write_text(text, encoding="utf-8")
+    assert grade(repo_kit, exercise, Submission(untouched, untouched.name), seed=1)["score"] == 0
+    solved = tmp_path / "solved.ipynb"
+    solution = (exercise.solution_dir(REPO) / exercise.module).read_text(encoding="utf-8")
+    solved.write_text(_paste_solution(text, solution), encoding="utf-8")
+    report = grade(repo_kit, exercise, Submission(solved, solved.name), seed=1)
+    assert report["status"] == "pass" and report["score"] == report["max_score"] > 0
+
+
+def test_every_stub_as_a_notebook_defines_the_functions_the_checks_call(repo_kit):
+    from grader.notebook import notebook_module
+
+    for exercise in repo_kit.exercises():
+        text = handout_notebook((exercise.path / "README.md").read_text(encoding="utf-8"),
+                                exercise.stub_path.read_text(encoding="utf-8"), "grade")
+        made = notebook_module(text.encode(), "stub.ipynb")
+        assert set(exercise.functions) <= _defined(made.source), exercise.id
+        assert made.magic_cells == (), exercise.id

@@ -11,11 +11,12 @@ GRADER = Path(__file__).resolve().parent.parent / "grader"
 
 # The layers of docs/modules.md, from the bottom up.
 LAYERS = [
-    {"outcomes", "wire", "reaper", "run_files", "catalog"},
-    {"failures", "isolation", "submission", "tracing", "mutants"},
-    {"worker_process", "sandbox", "scoring", "formats"},
+    {"outcomes", "wire", "reaper", "run_files", "catalog", "source_map"},
+    {"failures", "isolation", "submission", "notebook", "tracing", "mutants", "shards"},
+    {"worker_process", "sandbox", "scoring", "formats", "item_analysis"},
     {"plugin", "proxy", "runner"},
-    {"validation", "mutation", "export", "batch", "scaffold", "play", "watch", "display"},
+    {"validation", "mutation", "export", "batch", "class_report", "scaffold", "play", "watch", "display",
+     "arguments"},
     {"commands", "cli"},
 ]
 LAYER = {name: depth for depth, names in enumerate(LAYERS) for name in names}

@@ -1,0 +1,300 @@
+"""The class report of `grade batch` (grader/class_report.py): report.html and checks.csv, from real grading.
+
+The class is the toy kit with a second, scaffolded exercise, graded once for the module: a full
+solution, a partial one, a known mistake, a corrupt zip, a syntax error, an infinite loop and a
+segfault, so the page has full marks, errors, timeouts and crashes to show.
+"""
+
+from __future__ import annotations
+
+import csv
+import html
+import json
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+from pathlib import Path
+from urllib.parse import unquote
+
+import pytest
+
+from grader.catalog import Kit
+from grader.class_report import CHECK_COLUMNS, attempts_of, histogram_svg, read_reports, render_page
+from grader.item_analysis import attempt_from_report
+from grader.mutants import find_mutant, write_mutant
+from grader.scaffold import scaffold
+from tests.conftest import REPO, TOY_KIT, run_grade
+
+GOLDEN = REPO / "tests" / "golden"
+CHROMIUM, CHROMEDRIVER = Path("/usr/bin/chromium"), Path("/usr/bin/chromedriver")
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory):
+    """(kit, class folder, OUT) after `grade batch CLASS --all --out OUT` on a class of six."""
+    base = tmp_path_factory.mktemp("class-report")
+    kit = Kit(base / "kit")
+    shutil.copytree(TOY_KIT, kit.root, ignore=shutil.ignore_patterns("reports", "__pycache__"))
+    scaffold(kit, "ex02", "second", "A second toy")
+    second = kit.resolve("ex02")
+    reference = second.solution_dir(kit.root) / "second.py"
+    folder = base / "class"
+    students = {"alice": ("full_solution", reference), "dave": ("syntax_error", second.stub_path),
+                "erin": ("infinite_loop", reference), "frank": ("segfault", None)}
+    for name, (golden, second_file) in students.items():
+        (folder / name).mkdir(parents=True)
+        shutil.copyfile(GOLDEN / golden / "toy.py", folder / name / "toy.py")
+        if second_file is not None:
+            shutil.copyfile(second_file, folder / name / "second.py")
+    (folder / "bob").mkdir()
+    shutil.copyfile(GOLDEN / "partial_solution" / "toy.py", folder / "bob" / "toy.py")
+    mutant = write_mutant(second, kit.root, find_mutant(second, kit.root, "accepts_negative"), base / "mutants")
+    shutil.copyfile(mutant, folder / "bob" / "second.py")
+    (folder / "carol.zip").write_bytes(b"PK\x03\x04 broken")
+    out = base / "marks"
+    result = run_grade("batch", str(folder), "--all", "--jobs", "2", "--out", str(out), cwd=kit.root)
+    assert result.returncode == 0, result.stderr
+    assert f"Class report: {out / 'report.html'} (per check: {out / 'checks.csv'})" in result.stdout
+    return kit, folder, out
+
+
+def _reports(out: Path) -> dict[tuple[str, str], dict]:
+    """Every report in OUT, read here on its own, by (student, exercise id)."""
+    return {(path.parent.name, path.stem): json.loads(path.read_text()) for path in sorted(out.glob("*/ex*.json"))}
+
+
+def _gradebook(out: Path) -> list[dict[str, str]]:
+    with open(out / "grades.csv", newline="") as handle:
+        return list(csv.DictReader(handle))
+
+
+def test_checks_csv_has_a_row_per_check_with_its_pass_count(graded):
+    _, _, out = graded
+    with open(out / "checks.csv", newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    assert list(rows[0]) == CHECK_COLUMNS
+    reports = _reports(out)
+    expected = {}
+    for (_, exercise), report in reports.items():
+        for test in report["tests"]:
+            key = (exercise, test["id"])
+            expected[key] = expected.get(key, 0) + (test["outcome"] == "passed")
+    assert {(row["exercise"], row["check_id"]): int(row["passed"]) for row in rows} == expected
+    assert all(row["students"] == "6" for row in rows)
+    # The toy's add checks time out for erin and crash for frank: counted from the failure's kind.
+    add = next(row for row in rows if row["check_id"].endswith("test_add_small_numbers"))
+    assert (add["timeouts"], add["crashes"]) == ("1", "1")
+    for row in rows:
+        assert (row["discrimination"] == "") == (row["discrimination_note"] != "")
+
+
+def test_the_page_fetches_nothing(graded):
+    page = (graded[2] / "report.html").read_text()
+    assert "<link rel=\"stylesheet\"" not in page and "@import" not in page
+    references = re.findall(r'(?:src|href)="([^"]*)"', page)
+    assert references and all(not re.match(r"[a-z]+://", ref) or ref.startswith("data:") for ref in references)
+    assert page.count("<svg") == 3  # the totals and each of the two exercises
+    ids = re.findall(r'\bid="([^"]+)"', page)
+    assert len(ids) == len(set(ids)), "every chart's ids are its own"
+    targets = set(re.findall(r'(?:url\(#|href="#)([^")]+)', page))
+    assert targets and targets <= set(ids), "every reference inside the page finds its target"
+
+
+def test_each_score_links_to_that_students_report(graded):
+    _, _, out = graded
+    page = (out / "report.html").read_text()
+    links = {unquote(ref) for ref in re.findall(r'href="([^"#][^"]*\.json)"', page)}
+    assert links == {f"{student}/{exercise}.json" for student, exercise in _reports(out)}
+    assert all((out / link).is_file() for link in links)
+
+
+def test_a_hidden_checks_message_never_reaches_the_page(graded):
+    _, _, out = graded
+    reports = _reports(out).values()
+    public = {line for report in reports for test in report["tests"] if test["visibility"] == "public"
+              for line in (test["message"] or "").splitlines()}
+    hidden = {line for report in reports for test in report["tests"] if test["visibility"] == "hidden"
+              for line in (test["message"] or "").splitlines()} - public
+    assert any(line.startswith("Hint:") for line in hidden), "the class should fail a hidden check with a hint"
+    page = (out / "report.html").read_text()
+    checks = (out / "checks.csv").read_text()
+    leaked = [line for line in hidden if line.strip() and (html.escape(line) in page or line in checks)]
+    assert leaked == []
+
+
+def test_grade_batch_report_rebuilds_the_same_page_without_grading(graded, tmp_path):
+    _, _, out = graded
+    copy = tmp_path / "marks"
+    shutil.copytree(out, copy)
+    before = {name: (copy / name).read_text() for name in ("report.html", "checks.csv")}
+    for name in before:
+        (copy / name).unlink()
+    (copy / "grades.csv").unlink()
+    result = run_grade("batch", "report", str(copy), cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "Read the reports of 6 students on 2 exercise(s)." in result.stdout
+    # The same page byte for byte: the charts carry no date, and their ids are salted per chart.
+    assert {name: (copy / name).read_text() for name in before} == before
+    assert not (copy / "grades.csv").exists()
+
+
+def _write(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    return path
+
+
+@pytest.mark.parametrize("lay_out, words", [
+    (lambda out: out.mkdir(), "batch report {out}: no reports in it (grade batch writes {out}/STUDENT/exNN.json)"),
+    (lambda out: _write(out / "ann" / "notes.json", "{}"), "batch report {out}: no reports in it"),
+    (lambda out: None, "batch report {out}: no such folder"),
+    (lambda out: _write(out / "ann" / "ex01.json", "{not json"), "{out}/ann/ex01.json: not a readable report"),
+    (lambda out: _write(out / "ann" / "ex01.json", '{"exercise": {"id": "ex01", "title": "t"}}'),
+     "{out}/ann/ex01.json: the report: no field 'tests'"),
+])
+def test_batch_report_errors_are_one_line(tmp_path, lay_out, words):
+    out = tmp_path / "marks"
+    lay_out(out)
+    result = run_grade("batch", "report", str(out), cwd=tmp_path)
+    assert result.returncode == 2, result.stdout
+    assert result.stderr.count("\n") == 1 and words.format(out=out) in result.stderr, result.stderr
+
+
+def test_a_report_filed_under_another_exercise_is_refused(graded, tmp_path):
+    out = tmp_path / "marks"
+    _write(out / "alice" / "ex02.json", (graded[2] / "alice" / "ex01.json").read_text())
+    result = run_grade("batch", "report", str(out), cwd=tmp_path)
+    assert result.returncode == 2
+    assert f"{out}/alice/ex02.json: holds a report on ex01, not ex02" in result.stderr
+
+
+def test_a_class_folder_named_report_is_graded_when_written_as_a_path(graded, tmp_path):
+    kit = graded[0]
+    (tmp_path / "report" / "alice").mkdir(parents=True)
+    shutil.copyfile(GOLDEN / "full_solution" / "toy.py", tmp_path / "report" / "alice" / "toy.py")
+    result = run_grade("batch", "./report", "--exercise", "ex01", "--jobs", "1", "--out", "marks",
+                       "--kit", str(kit.root), cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert (tmp_path / "marks" / "alice" / "ex01.json").is_file() and (tmp_path / "marks" / "report.html").is_file()
+    helped = run_grade("batch", "--help", cwd=tmp_path)
+    assert "grade batch report ..." in helped.stdout and "grade batch ./report" in helped.stdout
+    own = run_grade("batch", "report", "--help", cwd=tmp_path)
+    assert own.returncode == 0 and own.stdout.startswith("usage: grade batch report ")
+    bare = run_grade("batch", "report", cwd=tmp_path)
+    assert bare.returncode == 2 and "the following arguments are required: OUT" in bare.stderr
+
+
+def test_names_and_messages_are_escaped(graded):
+    """Student names are folder names and messages are the student's words: neither is markup."""
+    report = json.loads((graded[2] / "bob" / "ex01.json").read_text())
+    failing = next(test for test in report["tests"] if test["visibility"] == "public" and test["message"])
+    failing["message"] = "<script>alert(1)</script> came back"
+    page = render_page_of({"<b>eve</b>": {"ex01": report}})
+    assert "<b>eve</b>" not in page and "&lt;b&gt;eve&lt;/b&gt;" in page and "%3Cb%3Eeve%3C%2Fb%3E/ex01.json" in page
+    assert "<script>alert" not in page and "&lt;script&gt;alert(1)&lt;/script&gt; came back" in page
+
+
+def render_page_of(results: dict) -> str:
+    from grader.item_analysis import analyse_class
+
+    return render_page(analyse_class(attempts_of(results)))
+
+
+def test_scores_that_are_not_whole_share_bins():
+    chart = histogram_svg((0.5, 1.25, 60.0), 100.0, "score out of 100", "salt")
+    assert chart.startswith("<svg") and chart.rstrip().endswith("</svg>")
+    assert chart.count("<path") >= 20  # the bars (some empty) and the axes
+
+
+def test_a_report_read_back_is_the_report_written(graded):
+    """read_reports (grade batch report) and attempts_of (grade batch) see the same attempts."""
+    out = graded[2]
+    from_disk = sorted(read_reports(out), key=lambda attempt: (attempt.student, attempt.exercise))
+    in_memory = sorted((attempt_from_report(student, report) for (student, _), report in _reports(out).items()),
+                       key=lambda attempt: (attempt.student, attempt.exercise))
+    assert from_disk == in_memory and len(from_disk) == 12
+
+
+def test_grading_an_exercise_never_loads_the_page_libraries(graded, tmp_path):
+    """matplotlib and jinja2 are imported only to build the page, so grade exNN starts as fast as before."""
+    kit = graded[0]
+    probe = ("import sys\nfrom grader.cli import main\n"
+             f"code = main(['ex01', '--solution', '--kit', {str(kit.root)!r}, '--output', '-'])\n"
+             "print('LOADED', sorted(name for name in ('matplotlib', 'jinja2') if name in sys.modules))")
+    result = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, capture_output=True, text=True,
+                            timeout=120, check=False)
+    assert "LOADED []" in result.stdout, result.stdout[-500:] + result.stderr
+
+
+def test_the_page_in_a_real_browser(graded, tmp_path, monkeypatch):
+    """Headless Chromium opens the page: no console errors, every chart drawn, the numbers of grades.csv."""
+    if not (CHROMIUM.is_file() and CHROMEDRIVER.is_file()):
+        pytest.skip(f"Debian's chromium and chromium-driver are not installed ({CHROMIUM}, {CHROMEDRIVER}); "
+                    "apt-get install chromium chromium-driver, as .ci/run does")
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.selenium_manager import SeleniumManager
+
+    def no_downloads(*_args, **_kwargs):
+        raise AssertionError("selenium-manager ran: the test must use the system's chromedriver")
+
+    monkeypatch.setattr(SeleniumManager, "binary_paths", no_downloads)
+    _, _, out = graded
+    options = webdriver.ChromeOptions()
+    options.binary_location = str(CHROMIUM)
+    for argument in ("--headless=new", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1280,1000"):
+        options.add_argument(argument)
+    if os.geteuid() == 0:
+        options.add_argument("--no-sandbox")  # Chromium refuses to start as root with its own sandbox on
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    driver = webdriver.Chrome(service=Service(executable_path=str(CHROMEDRIVER)), options=options)
+    try:
+        driver.get((out / "report.html").as_uri())
+        severe = [entry for entry in driver.get_log("browser") if entry["level"] == "SEVERE"]
+        assert severe == []
+
+        charts = driver.find_elements(By.CSS_SELECTOR, "figure.chart svg")
+        assert len(charts) == 3
+        for chart in charts:
+            assert chart.is_displayed() and chart.size["width"] > 100 and chart.size["height"] > 50, chart.size
+
+        def stat(key: str, name: str) -> str:
+            return driver.find_element(By.CSS_SELECTOR, f'dl[data-summary="{key}"] dd[data-stat="{name}"]').text
+
+        marks = _gradebook(out)
+        reports = _reports(out)
+        possible = {exercise: report["max_score"] for (_, exercise), report in reports.items()}
+        possible["total"] = sum(possible.values())
+        for column in ("ex01", "ex02", "total"):
+            scores = [float(row[column]) for row in marks]
+            assert stat(column, "students") == str(len(scores))
+            assert stat(column, "mean") == f"{statistics.fmean(scores):.2f}"
+            assert stat(column, "median") == f"{statistics.median(scores):g}"
+            assert (stat(column, "lowest"), stat(column, "highest")) == (f"{min(scores):g}", f"{max(scores):g}")
+            assert stat(column, "full_marks") == str(sum(score == possible[column] for score in scores))
+        passed: dict[tuple[str, str], int] = {}
+        for (_, exercise), report in reports.items():
+            for test in report["tests"]:
+                passed[exercise, test["id"]] = passed.get((exercise, test["id"]), 0) + (test["outcome"] == "passed")
+        for (exercise, check_id), count in passed.items():
+            cell = driver.find_element(By.CSS_SELECTOR, f'section[data-exercise="{exercise}"] '
+                                                        f'tr[data-check="{check_id}"] [data-stat="passed"]')
+            assert cell.text == str(count), check_id
+
+        # The students' table sorts by total when its heading is clicked, lowest first.
+        driver.find_element(By.XPATH, '//table[contains(@class, "students")]//button[text()="total"]').click()
+        totals = [float(cell.text) for cell in
+                  driver.find_elements(By.CSS_SELECTOR, "table.students tbody tr td:last-child")]
+        assert totals == sorted(float(row["total"]) for row in marks)
+
+        height = driver.execute_script("return document.documentElement.scrollHeight")
+        driver.set_window_size(1280, min(height, 6000))
+        assert driver.save_screenshot(str(tmp_path / "report.png"))
+        assert (tmp_path / "report.png").stat().st_size > 10_000
+        assert [entry for entry in driver.get_log("browser") if entry["level"] == "SEVERE"] == []
+    finally:
+        driver.quit()
