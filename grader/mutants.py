@@ -118,17 +118,20 @@ def load_mutants(exercise: Exercise, kit_root: Path) -> list[Mutant]:
     return mutants
 
 
-def load_equivalent(exercise: Exercise, kit_root: Path) -> set[str]:
-    """The operator mutants (`grade check --mutation-report` names) that mutants.toml lists as equivalent."""
+def load_equivalent(exercise: Exercise, kit_root: Path) -> dict[str, str]:
+    """The operator mutants (`grade check --mutation-report` names) that mutants.toml marks equivalent, with why."""
     path = mutants_path(exercise, kit_root)
     if not path.is_file():
-        return set()
+        return {}
     load_mutants(exercise, kit_root)  # the whole file must be sound first
-    names = tomllib.loads(path.read_text(encoding="utf-8")).get("equivalent", [])
-    if type(names) is not list or not all(type(name) is str for name in names):
-        raise KitError(f"{path}: field 'equivalent' must be a list of mutant names such as 'comparison-3', "
-                       f"got {names!r}")
-    return set(names)
+    reasons = tomllib.loads(path.read_text(encoding="utf-8")).get("equivalent", {})
+    if type(reasons) is not dict:
+        raise KitError(f"{path}: field 'equivalent' must be a table of mutant names and reasons, such as "
+                       f"\"comparison-3\" = \"why no check can tell it from the reference\"")
+    for name, reason in reasons.items():
+        if type(reason) is not str or not reason.strip():
+            raise KitError(f"{path}: equivalent mutant {name!r}: the reason must be a non-empty string")
+    return reasons
 
 
 def find_mutant(exercise: Exercise, kit_root: Path, name: str) -> Mutant:

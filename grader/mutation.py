@@ -5,7 +5,7 @@ equivalent mutant (one no test could tell from the reference). Mutants are made 
 reference's syntax tree, one operator at one place each (after cosmic-ray's operator-per-job
 model); each is spliced into the source over the span of the node it changes, so its diff shows
 only that change. A line marked `# pragma: no mutate` is left alone, and `mutants.toml` may list
-names in `equivalent = [...]` to leave out of the score.
+names with a reason in its `[equivalent]` table to leave out of the score.
 """
 
 from __future__ import annotations
@@ -100,6 +100,8 @@ class MutationReport:
     killed: list[OperatorMutant]
     survived: list[OperatorMutant]
     equivalent: list[OperatorMutant]
+    stale: list[str]
+    """Names marked equivalent that no mutant has any more: the reference changed under them."""
 
     @property
     def score(self) -> float:
@@ -108,7 +110,7 @@ class MutationReport:
         return len(self.killed) / counted if counted else 1.0
 
 
-def mutation_report(kit: Kit, exercise: Exercise, equivalent: set[str], seed: int = 1,
+def mutation_report(kit: Kit, exercise: Exercise, equivalent: dict[str, str], seed: int = 1,
                     jobs: int | None = None) -> MutationReport:
     """Grade every operator mutant of the exercise's reference, side by side; a mutant dies if it loses points."""
     reference = exercise.solution_dir(kit.root) / exercise.module
@@ -119,13 +121,15 @@ def mutation_report(kit: Kit, exercise: Exercise, equivalent: set[str], seed: in
             path = Path(scratch) / mutant.name / exercise.module
             path.parent.mkdir()
             path.write_text(mutant.source, encoding="utf-8")
-            report = grade(kit, exercise, Submission(path, f"{mutant.name} of {exercise.module}"), seed=seed)
+            report = grade(kit, exercise, Submission(path, f"{mutant.name} of {exercise.module}"), seed=seed,
+                           first_failure=True)
             return report["score"] < report["max_score"]
 
         killed = in_parallel(run, graded, jobs)
     return MutationReport(exercise, [m for m, dead in zip(graded, killed) if dead],
                           [m for m, dead in zip(graded, killed) if not dead],
-                          [m for m in mutants if m.name in equivalent])
+                          [m for m in mutants if m.name in equivalent],
+                          sorted(set(equivalent) - {m.name for m in mutants}))
 
 
 def survivor_diff(reference: str, mutant: OperatorMutant, module: str) -> str:

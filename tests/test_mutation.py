@@ -46,12 +46,14 @@ def test_a_survivor_is_shown_as_a_diff_of_its_one_change():
 
 def test_the_report_scores_killed_mutants_and_leaves_equivalent_ones_out(toy_kit):
     exercise = toy_kit.resolve("ex01")
-    report = mutation_report(toy_kit, exercise, set())
+    report = mutation_report(toy_kit, exercise, {})
     # The toy's checks never try tag(0), so the two boundary changes of `n < 0` survive.
     assert sorted(mutant.name for mutant in report.survived) == ["comparison-2", "constant+1-1"]
     assert len(report.killed) == 6 and report.score == 0.75
-    equivalent = mutation_report(toy_kit, exercise, {"comparison-2", "constant+1-1"})
+    equivalent = mutation_report(toy_kit, exercise, {"comparison-2": "tag(0) is outside the contract",
+                                                     "constant+1-1": "the same", "comparison-99": "gone"})
     assert equivalent.score == 1.0 and len(equivalent.equivalent) == 2 and not equivalent.survived
+    assert equivalent.stale == ["comparison-99"]
 
 
 def test_grade_check_prints_the_report_and_exits_0_whatever_survives(toy_kit):
@@ -61,11 +63,22 @@ def test_grade_check_prints_the_report_and_exits_0_whatever_survives(toy_kit):
     assert "+++ comparison-2/toy.py" in result.stdout and "+    if (n <= 0):" in result.stdout
 
 
-def test_equivalent_mutants_are_read_from_mutants_toml(toy_kit):
+def test_equivalent_mutants_are_read_from_mutants_toml_with_their_reasons(toy_kit):
     exercise = toy_kit.resolve("ex01")
     path = mutants_path(exercise, toy_kit.root)
+    path.write_text('format_version = 1\n[equivalent]\n"comparison-2" = "tag(0) is outside the contract"\n')
+    assert load_equivalent(exercise, toy_kit.root) == {"comparison-2": "tag(0) is outside the contract"}
     path.write_text('format_version = 1\nequivalent = ["comparison-2"]\n')
-    assert load_equivalent(exercise, toy_kit.root) == {"comparison-2"}
-    path.write_text('format_version = 1\nequivalent = "comparison-2"\n')
-    with pytest.raises(KitError, match="field 'equivalent' must be a list of mutant names"):
+    with pytest.raises(KitError, match="field 'equivalent' must be a table of mutant names and reasons"):
         load_equivalent(exercise, toy_kit.root)
+    path.write_text('format_version = 1\n[equivalent]\n"comparison-2" = ""\n')
+    with pytest.raises(KitError, match="equivalent mutant 'comparison-2': the reason must be a non-empty string"):
+        load_equivalent(exercise, toy_kit.root)
+
+
+def test_a_stale_equivalent_name_is_reported(toy_kit):
+    exercise = toy_kit.resolve("ex01")
+    mutants_path(exercise, toy_kit.root).write_text('format_version = 1\n[equivalent]\n"and-or-7" = "gone"\n')
+    result = run_grade("check", "ex01", "--mutation-report", cwd=toy_kit.root)
+    assert result.returncode == 0, result.stderr
+    assert "marked equivalent but no longer made, so the reference changed under them: and-or-7" in result.stdout

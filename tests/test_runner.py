@@ -213,3 +213,17 @@ def test_a_check_can_tell_the_student_why_with_pytest_fail_even_when_hidden(toy_
     push = next(test for test in report["tests"] if test["name"] == "push appends to the list it is given")
     assert push["visibility"] == "hidden"
     assert push["message"] == "push must append to the list it was given"
+
+
+def test_first_failure_stops_the_run_and_the_checks_left_unrun_score_nothing(toy_kit, validate_report):
+    exercise = toy_kit.resolve("ex01")
+    wrong = toy_kit.root / "wrong.py"
+    wrong.write_text("def add(a, b):\n    return 0\n\ndef pair(x):\n    return 0\n\n"
+                     "def tag(n):\n    return 0\n\ndef push(items, item):\n    return 0\n")
+    whole = validate_report(grade(toy_kit, exercise, Submission(wrong, "wrong.py"), seed=1))
+    early = validate_report(grade(toy_kit, exercise, Submission(wrong, "wrong.py"), seed=1, first_failure=True))
+    assert [t["id"] for t in early["tests"]] == [t["id"] for t in whole["tests"]]
+    failed = [t for t in whole["tests"] if t["outcome"] != "passed"]
+    assert len(failed) > 1  # so stopping at the first one leaves some unrun
+    assert early["score"] <= whole["score"] < whole["max_score"]
+    assert sum(t["outcome"] == "failed" for t in early["tests"]) == 1

@@ -770,6 +770,35 @@ def test_nearly_full_boards(student, rng):
         assert ask_best_move(student, board, depth) in good_moves(board, depth)
 
 
+def top_row_endgame(rng):
+    """A live position with empty cells only in the top row, and a depth that sees past the last one,
+    at which some move is worse than another.
+
+    Every line of play ends in a full board or a four within the depth: a search that takes the
+    second row for the top one, or that scores a full board as anything but a draw, goes wrong.
+    """
+    while True:
+        board = live_position(rng, 38, 40)
+        if "." in "".join(board[1:]):
+            continue
+        empties = board[0].count(".")
+        for depth in (empties + 1, empties + 2):
+            if len(good_moves(board, depth)) < len(open_columns(board)):
+                return board, depth
+
+
+@pytest.mark.hint(
+    "When only the top row has room, the search reaches full boards: a full board with no four in "
+    "a row is a draw, better than a loss and worse than a win. The board is full when its top row "
+    "(the first string) is."
+)
+def test_endgames_in_the_top_row(student, rng):
+    """best_move when only the top row has room"""
+    for _ in range(6):
+        board, depth = top_row_endgame(rng)
+        assert ask_best_move(student, board, depth) in good_moves(board, depth)
+
+
 # With a constant evaluate every legal column "follows" it, so this pays only once evaluate and
 # best_move are real.
 @pytest.mark.requires(*EVALUATE_CORRECT, *BEST_MOVE_CORRECT)
