@@ -3,11 +3,18 @@
 from __future__ import annotations
 
 import json
+import math
+import textwrap
+from fractions import Fraction
 
 from grader.outcomes import Outcome, Status, roll_up
 from grader.wire import truncate
 
 FORMATS = ("json", "gradescope", "exercism", "classroom", "junit")
+# Gradescope's visibility settings. A hidden check's result is shown after the due date unless told
+# otherwise, as Gradescope's own spec suggests for the tests a submission is graded on.
+GRADESCOPE_VISIBILITIES = ("after_due_date", "after_published", "hidden", "visible")
+DEFAULT_HIDDEN_VISIBILITY = "after_due_date"
 # Exercism's interface caps a test's output at 500 characters.
 EXERCISM_OUTPUT_CAP = 500
 
@@ -37,8 +44,16 @@ def _feedback(test: dict) -> str:
     return "\n".join(part for part in parts if part)
 
 
-def to_gradescope(document: dict) -> dict:
-    """Gradescope's results.json: score, per-test score and max_score, status, name, output, visibility."""
+def to_gradescope(document: dict, hidden_visibility: str = DEFAULT_HIDDEN_VISIBILITY) -> dict:
+    """Gradescope's results.json: score, per-test score and max_score, status, name, output, visibility.
+
+    Public checks are always visible; hidden ones get `hidden_visibility`. Every text is plain
+    (`"text"` formats): the kit's messages hold trees and boards drawn with `<`, `>` and spaces,
+    which Gradescope's default top-level format (sanitised HTML) would eat.
+    """
+    if hidden_visibility not in GRADESCOPE_VISIBILITIES:
+        raise ValueError(f"unknown Gradescope visibility {hidden_visibility!r}; choose one of: "
+                         f"{', '.join(GRADESCOPE_VISIBILITIES)}")
     reports = _reports(document)
     many = len(reports) > 1
     tests = []
@@ -51,8 +66,7 @@ def to_gradescope(document: dict) -> dict:
                 "max_score": test["max_score"],
                 "status": "passed" if test["outcome"] == Outcome.PASSED else "failed",
                 "output": _feedback(test),
-                # Hidden checks show only their name and hint, which are safe to show at once.
-                "visibility": "visible",
+                "visibility": "visible" if test["visibility"] == "public" else hidden_visibility,
             })
     messages = [f"{r['exercise']['id']}: {r['message']}" if many else r["message"] for r in reports if r["message"]]
     return {
@@ -60,6 +74,9 @@ def to_gradescope(document: dict) -> dict:
         "max_score": sum(r["max_score"] for r in reports),
         "execution_time": round(sum(r["duration_s"] for r in reports), 3),
         "output": "\n".join(messages),
+        "output_format": "text",
+        "test_output_format": "text",
+        "test_name_format": "text",
         "visibility": "visible",
         "stdout_visibility": "hidden",
         "tests": tests,
@@ -87,12 +104,57 @@ def to_exercism(document: dict) -> dict:
                 output = test["output"]
                 entry["output"] = truncate(output, EXERCISM_OUTPUT_CAP, "[... truncated]")
             tests.append(entry)
-    statuses = [r["status"] for r in reports]
-    status = str(roll_up(statuses))
+    # The spec's top-level "error" means that no test ran: with --all, only when every exercise errored.
+    ran = [r["status"] for r in reports if r["status"] != Status.ERROR]
+    if not ran:
+        status = str(Status.ERROR)
+    elif len(ran) < len(reports):  # some tests ran, and an exercise that errored lost its points
+        status = str(Status.FAIL)
+    else:
+        status = str(roll_up(ran))
     result = {"version": 3, "status": status, "message": None, "tests": tests}
     if status == Status.ERROR:
         result["message"] = "\n".join(r["message"] or "" for r in reports if r["status"] == Status.ERROR)
     return result
+
+
+def _point_unit(tests: list[dict]) -> Fraction:
+    """The largest share of a point that divides every check's points (1 when all are whole)."""
+    shares = [Fraction(str(test["max_score"])) for test in tests if test["max_score"] > 0]
+    numerators = math.gcd(*(share.numerator for share in shares)) if shares else 1
+    denominators = math.lcm(*(share.denominator for share in shares)) if shares else 1
+    return Fraction(numerators, denominators)
+
+
+def _classroom_entries(test: dict, name: str, unit: Fraction) -> list[dict]:
+    """One check as entries of equal weight, one per `unit` of its points.
+
+    GitHub Classroom's reporter (autograding-grading-reporter v1) scores a runner as
+    passed entries / all entries x max_score, as if every test were worth the same; a check worth
+    k units is therefore k entries, so that its log and table agree with the kit's score. The
+    reporter prints the name of a failed test but not its message, so a failed check's feedback
+    follows its name in the first entry.
+    """
+    parts = int(Fraction(str(test["max_score"])) / unit)
+    status = _exercism_status(test["outcome"])
+    passed = test["outcome"] == Outcome.PASSED
+    feedback = None if passed else _feedback(test) or "this check failed"
+    entries = []
+    for part in range(1, parts + 1):
+        shown = name if parts == 1 else f"{name} (part {part} of {parts})"
+        if feedback and part == 1:
+            shown += "\n" + textwrap.indent(feedback, "    ")
+        entries.append({
+            "name": shown,
+            "status": status,
+            "score": float(unit) if passed else 0.0,
+            "message": feedback,
+            "test_code": "",  # the reporter prints it under every test; the feedback is in the name
+            "filename": test["id"].split("::", 1)[0],
+            "line_no": 0,
+            "execution_time": f"{test['duration_s']:.3f}s",
+        })
+    return entries
 
 
 def to_classroom(document: dict) -> dict:
@@ -100,23 +162,14 @@ def to_classroom(document: dict) -> dict:
     reports = _reports(document)
     many = len(reports) > 1
     statuses = [r["status"] for r in reports]
+    every_test = [test for report in reports for test in report["tests"]]
+    unit = _point_unit(every_test)
     return {
         "version": 1,
         "status": str(roll_up(statuses)),
         "max_score": sum(r["max_score"] for r in reports),
-        "tests": [
-            {
-                "name": _full_name(test, report, many),
-                "status": _exercism_status(test["outcome"]),
-                "score": test["score"],
-                "message": None if test["outcome"] == Outcome.PASSED else _feedback(test),
-                "test_code": test.get("code") or "",
-                "filename": test["id"].split("::", 1)[0],
-                "line_no": 0,
-                "execution_time": f"{test['duration_s']:.3f}s",
-            }
-            for report in reports for test in report["tests"]
-        ],
+        "tests": [entry for report in reports for test in report["tests"]
+                  for entry in _classroom_entries(test, _full_name(test, report, many), unit)],
     }
 
 
@@ -156,11 +209,12 @@ def to_junit(document: dict) -> str:
     return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(suites, encoding="unicode") + "\n"
 
 
-def render(document: dict, fmt: str = "json") -> str:
+def render(document: dict, fmt: str = "json", hidden_visibility: str = DEFAULT_HIDDEN_VISIBILITY) -> str:
     """The native report (or `grade --all` summary) as text in format `fmt`."""
     if fmt == "junit":
         return to_junit(document)
-    mappers = {"json": lambda d: d, "gradescope": to_gradescope, "exercism": to_exercism, "classroom": to_classroom}
+    mappers = {"json": lambda d: d, "gradescope": lambda d: to_gradescope(d, hidden_visibility),
+               "exercism": to_exercism, "classroom": to_classroom}
     if fmt not in mappers:
         raise ValueError(f"unknown report format {fmt!r}; choose one of: {', '.join(FORMATS)}")
     return json.dumps(mappers[fmt](document), indent=2, allow_nan=False) + "\n"

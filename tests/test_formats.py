@@ -50,6 +50,50 @@ def test_gradescope_keeps_every_score_and_the_total(reports):
     assert add["status"] == "passed" and "adding 2 3" in add["output"]
 
 
+# The fields of Gradescope's results.json spec (gradescope/autograder_samples, docs/specs.md, 2025).
+GRADESCOPE_TOP_FIELDS = {"score", "execution_time", "output", "output_format", "test_output_format",
+                         "test_name_format", "visibility", "stdout_visibility", "extra_data", "tests", "leaderboard"}
+GRADESCOPE_TEST_FIELDS = {"score", "max_score", "status", "name", "name_format", "number", "output",
+                          "output_format", "tags", "visibility", "extra_data"}
+GRADESCOPE_VISIBILITY = {"hidden", "after_due_date", "after_published", "visible"}
+GRADESCOPE_FORMATS = {"text", "html", "simple_format", "md", "ansi"}
+
+
+@pytest.mark.parametrize("case", ["partial_solution", "full_solution", "syntax_error"])
+def test_gradescope_uses_only_the_specs_fields_and_values(reports, case):
+    result = to_gradescope(reports[case])
+    # max_score at the top is read by Gradescope though the spec's sample leaves it out.
+    assert set(result) <= GRADESCOPE_TOP_FIELDS | {"max_score"}
+    assert result["visibility"] in GRADESCOPE_VISIBILITY and result["stdout_visibility"] in GRADESCOPE_VISIBILITY
+    assert {result[f] for f in ("output_format", "test_output_format", "test_name_format")} <= GRADESCOPE_FORMATS
+    for test in result["tests"]:
+        assert set(test) <= GRADESCOPE_TEST_FIELDS
+        assert test["status"] in ("passed", "failed") and test["visibility"] in GRADESCOPE_VISIBILITY
+        assert isinstance(test["output"], str) and "\r" not in test["output"]  # the spec asks for \n endings
+
+
+def test_gradescope_hidden_checks_follow_the_chosen_visibility(reports):
+    native = reports["partial_solution"]
+    for chosen in ("after_due_date", "after_published", "hidden", "visible"):
+        result = to_gradescope(native, chosen)
+        for mapped, test in zip(result["tests"], native["tests"]):
+            assert mapped["visibility"] == ("visible" if test["visibility"] == "public" else chosen)
+    assert {t["visibility"] for t in to_gradescope(native)["tests"]} == {"visible", "after_due_date"}
+    with pytest.raises(ValueError, match="unknown Gradescope visibility 'soon'"):
+        to_gradescope(native, "soon")
+
+
+def test_hidden_visibility_goes_only_with_the_gradescope_format(toy_kit, tmp_path):
+    out = tmp_path / "results.json"
+    ok = run_grade("ex01", "--solution", "--format", "gradescope", "--hidden-visibility", "hidden",
+                   "--output", str(out), cwd=toy_kit.root)
+    assert ok.returncode == 0, ok.stderr
+    assert "hidden" in {t["visibility"] for t in json.loads(out.read_text())["tests"]}
+    refused = run_grade("ex01", "--solution", "--format", "exercism", "--hidden-visibility", "hidden", cwd=toy_kit.root)
+    assert refused.returncode == 2
+    assert refused.stderr.strip().endswith("it goes with --format gradescope, not --format exercism")
+
+
 def test_gradescope_error_report_says_why(reports):
     result = to_gradescope(reports["syntax_error"])
     assert result["score"] == 0 and "SyntaxError" in result["output"]
@@ -129,3 +173,15 @@ def test_a_grade_all_summary_maps_every_exercise(reports, validate_report):
     assert gradescope["tests"][0]["name"] == "ex01: add of two small numbers"
     assert to_exercism(summary)["status"] == "fail"
     assert len(ET.fromstring(render(summary, "junit")).findall("testsuite")) == 2
+
+
+def test_exercism_all_errors_only_when_nothing_ran(reports):
+    from grader.scoring import summarize
+
+    some_ran = to_exercism(summarize([reports["syntax_error"], reports["full_solution"]]))
+    assert some_ran["status"] == "fail" and some_ran["message"] is None
+    assert {t["status"] for t in some_ran["tests"]} == {"error", "pass"}
+    all_passed = to_exercism(summarize([reports["full_solution"], reports["full_solution"]]))
+    assert all_passed["status"] == "pass"
+    nothing_ran = to_exercism(summarize([reports["syntax_error"], reports["syntax_error"]]))
+    assert nothing_ran["status"] == "error" and "SyntaxError" in nothing_ran["message"]

@@ -1,0 +1,174 @@
+"""`grade batch --shard K/N` and `grade batch merge`: slices of a class that add up to the whole."""
+
+from __future__ import annotations
+
+import csv
+import json
+import shutil
+
+import pytest
+
+from grader.catalog import Kit, KitError
+from grader.shards import Shard, parse_shard, shard_of
+from tests.conftest import REPO, TOY_KIT, run_grade
+
+GOLDEN = REPO / "tests" / "golden"
+# What a report says about the run rather than the work: when, how long, and which worker uid the
+# grade drew from the pool. No two gradings share these.
+TIMINGS = {"started_at", "duration_s", "uid"}
+
+
+def test_k_of_n_is_parsed_and_anything_else_refused():
+    assert parse_shard("2/3") == Shard(2, 3) and str(Shard(2, 3)) == "2/3"
+    for text, words in (("0/3", "K must run from 1 to N"), ("4/3", "K must run from 1 to N"),
+                        ("2", "expected K/N"), ("a/b", "expected K/N"), ("1/2/3", "expected K/N"), ("-1/2", "K/N")):
+        with pytest.raises(ValueError, match=words):
+            parse_shard(text)
+
+
+def test_a_student_keeps_their_shard_when_others_join():
+    first = [f"student{index:03d}" for index in range(150)]
+    before = {name: shard_of(name, 3) for name in first}
+    later = first + [f"latecomer{index}" for index in range(40)]
+    assert all(shard_of(name, 3) == before[name] for name in later if name in before)
+    sizes = [sum(shard == k for shard in before.values()) for k in (1, 2, 3)]
+    assert sum(sizes) == 150 and min(sizes) >= 35  # a hash, so only roughly equal
+
+
+@pytest.fixture(scope="module")
+def toy_kit_module(tmp_path_factory) -> Kit:
+    """One copy of the toy kit for this module's gradings, which take a while."""
+    root = tmp_path_factory.mktemp("shards-kit") / "kit"
+    shutil.copytree(TOY_KIT, root, ignore=shutil.ignore_patterns("reports", "__pycache__"))
+    return Kit(root)
+
+
+@pytest.fixture(scope="module")
+def class_folder(tmp_path_factory):
+    """Nine students: full, partial and broken work under different names."""
+    folder = tmp_path_factory.mktemp("shards") / "class"
+    folder.mkdir()
+    cases = ["full_solution", "partial_solution", "syntax_error"]
+    for index in range(9):
+        shutil.copyfile(GOLDEN / cases[index % 3] / "toy.py", folder / f"s{index}.py")
+    return folder
+
+
+def _batch(kit, folder, out, *extra):
+    result = run_grade("batch", str(folder), "--exercise", "ex01", "--seed", "7", "--jobs", "2",
+                       "--out", str(out), *extra, cwd=kit.root)
+    assert result.returncode == 0, result.stderr
+    return result
+
+
+def _table_without_timings(path):
+    """checks.csv's rows, less the columns of seconds."""
+    with open(path, newline="") as handle:
+        rows = list(csv.reader(handle))
+    keep = [index for index, name in enumerate(rows[0]) if not name.endswith("_duration_s")]
+    assert len(keep) == len(rows[0]) - 2
+    return [[row[index] for index in keep] for row in rows]
+
+
+def _without_timings(value):
+    if isinstance(value, dict):
+        return {key: _without_timings(item) for key, item in value.items() if key not in TIMINGS}
+    if isinstance(value, list):
+        return [_without_timings(item) for item in value]
+    return value
+
+
+@pytest.fixture(scope="module")
+def graded(toy_kit_module, class_folder, tmp_path_factory):
+    """The class graded at once, and as three shards."""
+    root = tmp_path_factory.mktemp("graded")
+    _batch(toy_kit_module, class_folder, root / "whole")
+    for k in (1, 2, 3):
+        said = _batch(toy_kit_module, class_folder, root / f"shard{k}", "--shard", f"{k}/3")
+        assert f"Shard {k}/3 of the class" in said.stdout
+    return root
+
+
+def test_three_shards_merged_equal_the_class_graded_at_once(toy_kit_module, graded):
+    merged = graded / "merged"
+    result = run_grade("batch", "merge", str(merged), *(str(graded / f"shard{k}") for k in (1, 2, 3)),
+                       cwd=toy_kit_module.root)
+    assert result.returncode == 0, result.stderr
+    whole = graded / "whole"
+    assert (merged / "grades.csv").read_bytes() == (whole / "grades.csv").read_bytes()
+    assert _table_without_timings(merged / "checks.csv") == _table_without_timings(whole / "checks.csv")
+    reports = sorted(path.relative_to(whole) for path in whole.glob("*/*.json"))
+    assert len(reports) == 9
+    assert sorted(path.relative_to(merged) for path in merged.glob("*/*.json")) == reports
+    for path in reports:
+        ours, theirs = json.loads((merged / path).read_text()), json.loads((whole / path).read_text())
+        assert _without_timings(ours) == _without_timings(theirs), path
+        # A merged report is the shard's own file, byte for byte.
+        shard = next(graded / f"shard{k}" / path for k in (1, 2, 3) if (graded / f"shard{k}" / path).exists())
+        assert (merged / path).read_bytes() == shard.read_bytes()
+    assert (merged / "report.html").is_file()
+    sizes = [len(json.loads((graded / f"shard{k}" / "shard.json").read_text())["students"]) for k in (1, 2, 3)]
+    assert sum(sizes) == 9
+
+
+@pytest.mark.parametrize("shards, words", [
+    ((1, 2), "missing shards: 3/3 (the merge needs all 3)"),
+    ((1, 2, 2, 3), "are both shard 2/3"),
+])
+def test_missing_and_overlapping_shards_are_refused(toy_kit_module, graded, tmp_path, shards, words):
+    result = run_grade("batch", "merge", str(tmp_path / "out"), *(str(graded / f"shard{k}") for k in shards),
+                       cwd=toy_kit_module.root)
+    assert result.returncode == 2 and words in result.stderr and len(result.stderr.strip().splitlines()) == 1
+    assert not (tmp_path / "out").exists() or not any((tmp_path / "out").iterdir())  # nothing half-written
+
+
+def test_mismatched_shards_are_refused(toy_kit_module, graded, class_folder, tmp_path):
+    other_seed = tmp_path / "other"
+    result = run_grade("batch", str(class_folder), "--exercise", "ex01", "--seed", "8", "--out", str(other_seed),
+                       "--shard", "3/3", cwd=toy_kit_module.root)
+    assert result.returncode == 0, result.stderr
+    merged = run_grade("batch", "merge", str(tmp_path / "out"), str(graded / "shard1"), str(graded / "shard2"),
+                       str(other_seed), cwd=toy_kit_module.root)
+    assert merged.returncode == 2 and "mismatched shards:" in merged.stderr and "differ in seed (8 against 7)" in merged.stderr
+    bigger = tmp_path / "bigger"
+    shutil.copytree(class_folder, bigger)
+    shutil.copyfile(GOLDEN / "full_solution" / "toy.py", bigger / "newcomer.py")
+    _batch(toy_kit_module, bigger, tmp_path / "newclass", "--shard", "3/3")
+    merged = run_grade("batch", "merge", str(tmp_path / "out2"), str(graded / "shard1"), str(graded / "shard2"),
+                       str(tmp_path / "newclass"), cwd=toy_kit_module.root)
+    assert merged.returncode == 2 and "differ in class (its students)" in merged.stderr
+
+
+def test_merge_usage_errors(toy_kit_module, graded, tmp_path):
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    result = run_grade("batch", "merge", str(tmp_path / "out"), str(plain), cwd=toy_kit_module.root)
+    assert result.returncode == 2 and f"{plain}: not a shard (no shard.json" in result.stderr
+    occupied = tmp_path / "occupied"
+    occupied.mkdir()
+    (occupied / "x").write_text("x")
+    result = run_grade("batch", "merge", str(occupied), str(graded / "shard1"), cwd=toy_kit_module.root)
+    assert result.returncode == 2 and "the merge goes into a new or empty folder" in result.stderr
+    result = run_grade("batch", "merge", str(tmp_path / "out"), cwd=toy_kit_module.root)
+    assert result.returncode == 2 and "give the shard folders to merge" in result.stderr
+    bad = run_grade("batch", "class", "--exercise", "ex01", "--out", str(tmp_path / "o"), "--shard", "4/3",
+                    cwd=toy_kit_module.root)
+    assert bad.returncode == 2 and "--shard: K must run from 1 to N, got '4/3'" in bad.stderr
+
+
+def test_a_shard_with_a_report_missing_is_incomplete(toy_kit_module, graded, tmp_path):
+    for k in (1, 2, 3):
+        shutil.copytree(graded / f"shard{k}", tmp_path / f"shard{k}")
+    victim = next((tmp_path / "shard1").glob("*/ex01.json"))
+    victim.unlink()
+    result = run_grade("batch", "merge", str(tmp_path / "out"), *(str(tmp_path / f"shard{k}") for k in (1, 2, 3)),
+                       cwd=toy_kit_module.root)
+    assert result.returncode == 2 and f"{victim}: missing or unreadable, so shard 1/3 is incomplete" in result.stderr
+    assert not (tmp_path / "out").exists()
+
+
+def test_kit_error_is_the_merge_refusal_type():
+    from grader.shards import check_shards
+
+    with pytest.raises(KitError):
+        check_shards([REPO / "nowhere"])
