@@ -131,6 +131,15 @@ def _check_table(tests: list[dict]) -> Table:
     return table
 
 
+def output_lines(output: str) -> list[Text]:
+    """The first lines of what the student's code printed, each marked, and how many more the report holds."""
+    lines = output.splitlines()
+    shown = [Text(f"| {line}", style="dim") for line in lines[:OUTPUT_LINES]]
+    if len(lines) > OUTPUT_LINES:
+        shown.append(Text(f"| ... {len(lines) - OUTPUT_LINES} more lines in the report", style="dim"))
+    return shown
+
+
 def _print_failure(console: Console, test: dict, sandbox: dict, advise_timeout: bool) -> None:
     heading = Text("  ")
     heading.append_text(_mark(test["outcome"]))
@@ -143,11 +152,8 @@ def _print_failure(console: Console, test: dict, sandbox: dict, advise_timeout: 
     if advise_timeout:
         lines.append(Text(TIMEOUT_ADVICE, style="italic"))
     if test["output"]:
-        output = test["output"].splitlines()
         lines.append(Text("your output:", style="dim"))
-        lines.extend(Text(f"| {line}", style="dim") for line in output[:OUTPUT_LINES])
-        if len(output) > OUTPUT_LINES:
-            lines.append(Text(f"| ... {len(output) - OUTPUT_LINES} more lines in the report", style="dim"))
+        lines.extend(output_lines(test["output"]))
     for line in lines:
         print_wrapped(console, line, INDENT)
 
@@ -195,6 +201,12 @@ def print_report(console: Console, report: dict, where: list[str], withheld: dic
         print_wrapped(console, Text(left_out, style="dim"))
     if report["tests"]:
         console.print(_check_table(report["tests"]))
+    printed = report["submission"].get("import_output")
+    if printed:
+        console.print()
+        console.print(Text("Your module printed while it was imported:", style="dim"))
+        for line in output_lines(printed):
+            print_wrapped(console, line, 2)
     print_failures(console, report)
     if report["message"]:
         console.print()

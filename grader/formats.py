@@ -69,6 +69,12 @@ def to_gradescope(document: dict, hidden_visibility: str = DEFAULT_HIDDEN_VISIBI
                 "visibility": "visible" if test["visibility"] == "public" else hidden_visibility,
             })
     messages = [f"{r['exercise']['id']}: {r['message']}" if many else r["message"] for r in reports if r["message"]]
+    for report in reports:
+        # Gradescope's one place for submission-wide text; .get(): older reports lack the field.
+        printed = report["submission"].get("import_output")
+        if printed:
+            heading = "Your module printed while it was imported:"
+            messages += [f"{report['exercise']['id']}: {heading}" if many else heading, printed.rstrip("\n")]
     return {
         "score": sum(r["score"] for r in reports),
         "max_score": sum(r["max_score"] for r in reports),

@@ -239,6 +239,8 @@ class GradingSession:
                 info["import_error"] = exc.message
             else:
                 info["missing_functions"] = sandbox.missing_functions()
+            # Kept on a failed import too: what printed before the exception is what the student needs.
+            info["import_output"] = sandbox.import_output
             info["environment"] = sandbox.environment()
         self._write_sandbox_info(info)
 

@@ -24,7 +24,7 @@ class RunFiles:
 
     @property
     def sandbox(self) -> Path:
-        """The plugin's facts about the sandbox: an import error, missing functions, the environment, uids used."""
+        """The plugin's facts about the sandbox: the import's error and output, missing functions, environment, uids."""
         return self.folder / "sandbox.json"
 
     @property

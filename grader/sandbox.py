@@ -71,6 +71,8 @@ class Sandbox:
         self.drop_privileges = settings.drop_privileges and self.warning is None
         self._worker: SandboxWorker | None = None
         self.import_error: str | None = None
+        # What the module printed while the first worker imported it (None until an import ended).
+        self.import_output: str | None = None
         self.hello: dict = {}
         self.ready: dict = {}
         self.uid: int | None = None
@@ -136,10 +138,15 @@ class Sandbox:
         except SandboxError:
             worker.close()
             raise
+        output = join_output(ready.get("output", {}))
+        if self.import_output is None:
+            # Only the first import's: a worker replaced after a crash imports the module again, and
+            # what that prints repeats the first or depends on the checks run so far.
+            self.import_output = output
         if "error" in ready:
             worker.close()
             self.import_error = describe_import_error(ready["error"], module, settings.source_map)
-            raise import_failed(self.import_error, output=join_output(ready.get("output", {})))
+            raise import_failed(self.import_error, output=output)
         self.hello, self.ready = hello, ready
         self._worker = worker
         return worker

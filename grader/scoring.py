@@ -124,7 +124,8 @@ def build_report(*, exercise: dict, submission: dict, seed: int, collected: list
         "schema_version": SCHEMA_VERSION,
         "kit": {"name": "minimax-kit", "version": __version__},
         "exercise": exercise,
-        "submission": submission,
+        # What the module printed while it was imported, before any check ran (kept if it then raised).
+        "submission": {**submission, "import_output": cap(sandbox.get("import_output") or None)},
         "seed": seed,
         "status": str(status),
         "score": round(score, 4),

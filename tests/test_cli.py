@@ -144,6 +144,28 @@ def test_failures_show_their_message_and_public_output(toy_kit, tmp_path):
     assert "Score 4/8 (fail)" in result.stdout
 
 
+def test_what_printed_at_import_is_shown_under_the_table(toy_kit):
+    """Its report is a golden one (tests/golden/prints_at_import)."""
+    chatty = REPO / "tests" / "golden" / "prints_at_import" / "toy.py"
+    result = run_grade("ex01", "--submission", str(chatty), cwd=toy_kit.root)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert ("Your module printed while it was imported:\n  | trying add: 5\n  | pair of 7 is (7, 7)\n"
+            "  | a warning on stderr\n") in result.stdout
+
+
+def test_what_printed_before_an_exception_at_import_is_shown_and_reported(toy_kit, tmp_path, validate_report):
+    submission = tmp_path / "toy.py"
+    submission.write_text("print('building the table')\nTABLE = {}\nFIRST = TABLE['first']\n")
+    out = tmp_path / "report.json"
+    result = run_grade("ex01", "--submission", str(submission), "--output", str(out), cwd=toy_kit.root)
+    assert result.returncode == 1
+    assert "Your module printed while it was imported:\n  | building the table\n" in result.stdout
+    assert "Nothing could be graded: toy.py line 3: KeyError: 'first'" in result.stdout
+    report = validate_report(json.loads(out.read_text()))
+    assert report["status"] == "error" and report["score"] == 0
+    assert report["submission"]["import_output"] == "building the table\n"
+
+
 def test_hints_come_one_more_at_a_time(toy_kit):
     first = run_grade("hint", "ex01", cwd=toy_kit.root)
     assert first.returncode == 0

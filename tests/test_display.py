@@ -120,3 +120,33 @@ def test_a_notebook_without_magics_and_a_py_file_get_no_note():
     assert display.notebook_note({"path": "toy.py", "sha256": None}) is None
     assert display.notebook_note({"path": "w.ipynb", "sha256": None,
                                   "notebook": {"file": "w.ipynb", "code_cells": 1, "magic_cells": []}}) is None
+
+
+def golden_report(case: str) -> dict:
+    """A golden report of the toy exercise, with the times and environment its stable view leaves out."""
+    from tests.conftest import REPO
+
+    report = json.loads((REPO / "tests" / "golden" / case / "expected.json").read_text(encoding="utf-8"))
+    tests = [{**test, "duration_s": 0.01} for test in report["tests"]]
+    return {**report, "tests": tests, "environment": {"python": "3.11", "sandbox": {"timeout_s": 2.0}}}
+
+
+def test_what_the_module_printed_at_import_shows_under_the_table():
+    shown = render(display.print_report, golden_report("prints_at_import"), [])
+    lines = shown.splitlines()
+    start = lines.index("Your module printed while it was imported:")
+    assert lines[start + 1:start + 4] == ["  | trying add: 5", "  | pair of 7 is (7, 7)", "  | a warning on stderr"]
+    assert "push appends to the list it is given" in lines[start - 2] and lines[start - 1] == ""
+    assert lines[start + 5].startswith("Score 8/8 (pass)")
+
+
+def test_long_import_output_shows_its_first_lines_and_a_failed_import_shows_it_before_the_error():
+    report = golden_report("notebook_failing_cell")
+    report["submission"]["import_output"] = "".join(f"line {n}\n" for n in range(25))
+    shown = render(display.print_report, report, [])
+    assert "  | line 9\n  | ... 15 more lines in the report\n" in shown and "line 10" not in shown
+    assert shown.index("Your module printed") < shown.index("Nothing could be graded: toy.ipynb cell 3")
+
+
+def test_a_module_that_printed_nothing_at_import_gets_no_heading():
+    assert "printed while it was imported" not in render(display.print_report, golden_report("full_solution"), [])

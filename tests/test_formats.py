@@ -18,13 +18,14 @@ GOLDEN = REPO / "tests" / "golden"
 
 @pytest.fixture(scope="module")
 def reports(tmp_path_factory) -> dict:
-    """Real native reports of the toy exercise: a partial solution, a full one and one that does not import."""
+    """Real native reports of the toy exercise: a partial solution, a full one, one that prints at import
+    and one that does not import."""
     root = tmp_path_factory.mktemp("formats") / "kit"
     shutil.copytree(TOY_KIT, root, ignore=shutil.ignore_patterns("reports"))
     kit = Kit(root)
     exercise = kit.resolve("ex01")
     made = {}
-    for case in ("partial_solution", "full_solution", "syntax_error"):
+    for case in ("partial_solution", "full_solution", "prints_at_import", "syntax_error"):
         path = GOLDEN / case / "toy.py"
         made[case] = grade(kit, exercise, Submission(path, "toy.py"), seed=1)
     return made
@@ -99,6 +100,16 @@ def test_gradescope_error_report_says_why(reports):
     assert result["score"] == 0 and "SyntaxError" in result["output"]
 
 
+def test_gradescope_output_carries_what_the_module_printed_at_import_after_the_message(reports):
+    heading = "Your module printed while it was imported:"
+    printed = "trying add: 5\npair of 7 is (7, 7)\na warning on stderr"
+    assert to_gradescope(reports["prints_at_import"])["output"] == f"{heading}\n{printed}"
+    assert to_gradescope(reports["full_solution"])["output"] == ""
+    failed = reports["syntax_error"]
+    failed = {**failed, "submission": {**failed["submission"], "import_output": "loading\n"}}
+    assert to_gradescope(failed)["output"] == f"{failed['message']}\n{heading}\nloading"
+
+
 def test_exercism_v3_follows_the_interface(reports):
     result = to_exercism(reports["partial_solution"])
     assert result["version"] == 3 and result["status"] == "fail" and result["message"] is None
@@ -171,6 +182,8 @@ def test_a_grade_all_summary_maps_every_exercise(reports, validate_report):
     gradescope = to_gradescope(summary)
     assert gradescope["score"] == 12 and len(gradescope["tests"]) == 12
     assert gradescope["tests"][0]["name"] == "ex01: add of two small numbers"
+    printed = to_gradescope(summarize([reports["full_solution"], reports["prints_at_import"]]))["output"]
+    assert printed.startswith("ex01: Your module printed while it was imported:\ntrying add: 5\n")
     assert to_exercism(summary)["status"] == "fail"
     assert len(ET.fromstring(render(summary, "junit")).findall("testsuite")) == 2
 

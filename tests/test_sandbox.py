@@ -299,6 +299,49 @@ def test_import_failures_are_one_clear_line_and_final(tmp_path, source, words):
     box.close()
 
 
+PRINTS_AT_IMPORT = '''
+import os, sys
+
+def add(a, b):
+    return a + b
+
+def crash():
+    os._exit(1)
+
+def pid():
+    return os.getpid()
+
+print("add(2, 3) is", add(2, 3))
+print("worker", os.getpid(), file=sys.stderr)
+'''
+
+
+def test_what_the_module_prints_at_import_is_kept_apart_from_the_calls(tmp_path):
+    box = make_sandbox(tmp_path, PRINTS_AT_IMPORT)
+    try:
+        assert box.import_output is None  # nothing imported yet
+        box.start()
+        first_pid = box.call("pid", (), {}, timeout=5)
+        assert first_pid.output == ""  # the first call does not inherit what the import printed
+        assert box.import_output == f"add(2, 3) is 5\nworker {first_pid.value}\n"
+        with pytest.raises(StudentFailure):
+            call(box, "crash")
+        # A fresh worker imported the module again and printed its own pid; the first import's output stays.
+        assert call(box, "pid") != first_pid.value
+        assert box.import_output == f"add(2, 3) is 5\nworker {first_pid.value}\n"
+    finally:
+        box.close()
+
+
+def test_what_printed_before_an_exception_at_import_is_kept(tmp_path):
+    box = make_sandbox(tmp_path, "print('loading the table')\nTABLE = {}\nFIRST = TABLE['first']\n")
+    with pytest.raises(ImportFailed) as caught:
+        box.start()
+    box.close()
+    assert caught.value.message == "mod.py line 3: KeyError: 'first'"
+    assert caught.value.output == box.import_output == "loading the table\n"
+
+
 def test_how_a_worker_ended_becomes_a_failure_with_its_facts():
     assert ended(-signal.SIGKILL, "solve").signal == "SIGKILL"
     assert "SIGKILL" in ended(-signal.SIGKILL, "solve").words(public=True)

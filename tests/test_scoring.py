@@ -370,3 +370,36 @@ def test_the_schema_takes_a_notebooks_facts_and_refuses_malformed_ones(validate_
         rep["submission"]["notebook"] = bad
         with pytest.raises(jsonschema.ValidationError):
             schema_validator.validate(rep)
+
+
+# -- what the module printed while it was imported
+
+
+def test_import_output_goes_into_the_submission_capped_and_none_when_empty(validate_report):
+    chatty = validate_report(report(THREE, ALL_PASSED, sandbox={"import_output": "x" * 5000}))
+    assert chatty["submission"]["import_output"] == truncate("x" * 5000, MESSAGE_CAP)
+    assert len(chatty["submission"]["import_output"]) == MESSAGE_CAP
+    silent = validate_report(report(THREE, ALL_PASSED, sandbox={"import_output": ""}))
+    assert silent["submission"]["import_output"] is None
+    assert validate_report(report(THREE, ALL_PASSED))["submission"]["import_output"] is None
+
+
+def test_import_output_is_kept_when_the_import_failed(validate_report):
+    rep = validate_report(report(THREE, sandbox={"import_error": "toy.py line 3: KeyError: 'first'",
+                                                 "import_output": "loading the table\n"}))
+    assert rep["status"] == "error" and rep["submission"]["import_output"] == "loading the table\n"
+
+
+def test_the_schema_takes_import_output_as_capped_text_or_null(validate_report, schema_validator):
+    import jsonschema
+
+    rep = report(THREE, ALL_PASSED)
+    for good in ("hello\n", None):
+        rep["submission"]["import_output"] = good
+        validate_report(rep)
+    del rep["submission"]["import_output"]
+    validate_report(rep)  # a report written before the field existed
+    for bad in (["hello"], {"stdout": "hello"}, "x" * (MESSAGE_CAP + 1)):
+        rep["submission"]["import_output"] = bad
+        with pytest.raises(jsonschema.ValidationError):
+            schema_validator.validate(rep)

@@ -201,6 +201,13 @@ def test_a_failing_cell_is_named_with_its_line_and_where_it_raised(toy_kit, tmp_
                                  "ValueError: n must be >= 0, got -3")
 
 
+def test_what_cells_printed_before_one_failed_is_kept(toy_kit, tmp_path, validate_report):
+    path = write(tmp_path / "work.ipynb", notebook_text(SOLUTION, "print('trying tag')", "print(tag(-1))"))
+    report = validate_report(grade(toy_kit, toy_kit.resolve("ex01"), Submission(path, "work.ipynb"), seed=1))
+    assert report["status"] == "error" and report["message"].startswith("work.ipynb cell 4 line 1")
+    assert report["submission"]["import_output"] == "trying tag\n"
+
+
 def test_a_syntax_error_is_named_by_cell_and_line(toy_kit, tmp_path, validate_report):
     path = write(tmp_path / "work.ipynb", notebook_text(SOLUTION, "x = 1\nif x:\nprint(x)"))
     report = validate_report(grade(toy_kit, toy_kit.resolve("ex01"), Submission(path, "work.ipynb"), seed=1))
@@ -236,6 +243,8 @@ def test_top_level_code_runs_at_import_as_in_the_notebook(toy_kit, tmp_path, val
     as_module = grade(toy_kit, toy_kit.resolve("ex01"), Submission(module, "toy.py"), seed=1)
     assert [(t["outcome"], t["output"]) for t in report["tests"]] == \
         [(t["outcome"], t["output"]) for t in as_module["tests"]]
+    # What the cell printed goes into the report, as for any module that prints at import.
+    assert report["submission"]["import_output"] == as_module["submission"]["import_output"] == "5\n"
     assert report["submission"]["sha256"] == as_module["submission"]["sha256"]
 
 
