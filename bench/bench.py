@@ -5,6 +5,7 @@ Run from the kit root, with the kit's own dependencies installed:
     python bench/bench.py            # everything (about 10 minutes on 2 cores)
     python bench/bench.py calls startup
     python bench/bench.py report     # the class report of 300 students x 9 exercises
+    python bench/bench.py shards     # a class of 150 on one exercise: --jobs 1, --jobs 2, 2 shards merged
     python bench/bench.py users --user NAME --user-kit DIR   # as root: root against an ordinary user
 
 Absolute times drift on shared machines, so every figure that matters is a ratio of two
@@ -392,8 +393,59 @@ def bench_report(rows: list[tuple[str, str, str]], students: int = 300) -> None:
                  "goal < 5 s"))
 
 
+# 7. A class of 150 in slices
+
+
+def _batch_command(folder: Path, out: Path, *extra: str) -> list[str]:
+    return [sys.executable, "-m", "grader.cli", "batch", str(folder), "--exercise", "ex04", "--force",
+            "--seed", str(SEED), "--out", str(out), *extra]
+
+
+def bench_shards(rows: list[tuple[str, str, str]], students: int = 150) -> None:
+    """A synthetic class of 150 ex04 submissions: --jobs 1, --jobs 2, and 2 shards side by side, merged."""
+    kit = Kit(ROOT)
+    exercise = kit.resolve("ex04")
+    cores = len(os.sched_getaffinity(0))
+    with tempfile.TemporaryDirectory() as scratch:
+        folder = Path(scratch) / "class"
+        mistakes = Path(scratch) / "mistakes"
+        solutions = exercise.solution_dir(kit.root)
+        pool = [solutions / exercise.module, exercise.stub_path,
+                *(write_mutant(exercise, kit.root, mutant, mistakes) for mutant in load_mutants(exercise, kit.root))]
+        for number in range(students):
+            (folder / f"student{number:03d}").mkdir(parents=True)
+            shutil.copyfile(pool[number % len(pool)], folder / f"student{number:03d}" / exercise.module)
+
+        def per_minute(seconds: float, used: int) -> str:
+            return f"{students / (seconds / 60) / used:.0f} submissions per minute per core"
+
+        for jobs in (1, 2):
+            seconds, result = _run(_batch_command(folder, Path(scratch) / f"jobs{jobs}", "--jobs", str(jobs)),
+                                   cwd=ROOT, env=ENVIRONMENT)
+            if result.returncode != 0:
+                raise SystemExit(f"grade batch failed:\n{result.stdout}{result.stderr}")
+            rows.append((f"class of {students} (ex04), --jobs {jobs}", f"{seconds:.1f} s", per_minute(seconds, jobs)))
+        started = time.perf_counter()
+        shards = [subprocess.Popen(_batch_command(folder, Path(scratch) / f"shard{k}", "--jobs", "1", "--shard",
+                                                  f"{k}/2"), cwd=ROOT, env=ENVIRONMENT, stdout=subprocess.DEVNULL)
+                  for k in (1, 2)]
+        if any(shard.wait() != 0 for shard in shards):
+            raise SystemExit("a shard failed")
+        graded = time.perf_counter() - started
+        seconds, result = _run([sys.executable, "-m", "grader.cli", "batch", "merge", str(Path(scratch) / "merged"),
+                                str(Path(scratch) / "shard1"), str(Path(scratch) / "shard2")], cwd=ROOT, env=ENVIRONMENT)
+        if result.returncode != 0:
+            raise SystemExit(f"grade batch merge failed:\n{result.stdout}{result.stderr}")
+        sizes = [len(json.loads((Path(scratch) / f"shard{k}" / "shard.json").read_text())["students"]) for k in (1, 2)]
+        rows.append((f"2 shards side by side (--jobs 1 each, {sizes[0]} + {sizes[1]} students)", f"{graded:.1f} s",
+                     per_minute(graded, min(2, cores))))
+        rows.append(("grade batch merge of the 2 shards (with the class page)", f"{seconds:.1f} s",
+                     f"{(graded + seconds):.1f} s in all"))
+
+
 PARTS = {"calls": bench_calls, "grading": bench_grading, "batch": bench_batch, "startup": bench_startup,
-         "users": bench_users, "report": bench_report}
+         "users": bench_users, "report": bench_report,
+         "shards": bench_shards}
 
 
 def main() -> None:
