@@ -32,7 +32,15 @@ AS_ROOT = os.geteuid() == 0
 # Libraries the grading process imports (pytest and its plugins, rich), found where this
 # interpreter finds them; the copy is world-readable, unlike a venv under an owner-only folder.
 LIBRARIES = ("pytest", "_pytest", "py", "pluggy", "iniconfig", "packaging", "pytest_timeout", "pytest_jsonreport",
-             "pytest_metadata", "rich", "markdown_it", "mdurl", "pygments")
+             "pytest_metadata", "rich", "markdown_it", "mdurl", "pygments",
+             # grade batch's class page (Jinja2, matplotlib and what matplotlib loads)
+             "jinja2", "markupsafe", "matplotlib", "numpy", "PIL", "kiwisolver", "contourpy", "cycler", "dateutil",
+             "pyparsing", "fontTools",
+             # notebooks (nbformat and its validator)
+             "nbformat", "fastjsonschema", "jsonschema", "jsonschema_specifications", "referencing", "rpds", "attr",
+             "attrs", "traitlets", "idna", "typing_extensions")
+# Shared libraries that some wheels keep beside their package, not inside it.
+BUNDLED = {"numpy": "numpy.libs", "PIL": "pillow.libs"}
 HOSTILE = Path(__file__).parent / "hostile"
 TOY_SOLUTIONS = TOY_KIT / "solutions" / "ex01_toy"
 
@@ -80,6 +88,9 @@ def layout(tmp_path_factory):
             shutil.copytree(origin, target, ignore=shutil.ignore_patterns("__pycache__"))
         else:
             shutil.copy2(origin, target)
+        bundled = origin.parent / BUNDLED.get(name, "")
+        if name in BUNDLED and bundled.is_dir():
+            shutil.copytree(bundled, site / bundled.name)
     _open_up(root)
     for folder, _, files in os.walk(kit):
         os.chown(folder, uid, uid)
