@@ -859,8 +859,8 @@ def play_one_game(student, rng, student_piece, depth):
 #   heuristic 10 of 10 (in 2,000 games of a simulation the reference lost none);
 # - a winner() that misses one diagonal loses about 6% of its games and passed 0 seeds of 100;
 #   the one-ply greedy player loses about 20% and passed 0 of 100;
-# - a correct search whose evaluate() is always 0 loses about 2% and passed 14 seeds of 20: the
-#   README says that such a heuristic is not enough.
+# - a correct search whose evaluate() is always 0 loses about 2% and passed 14 seeds of 20: it is
+#   a correct search with a valid (if poor) heuristic, and the README says its pass is down to luck.
 # So one game that is not won is allowed as margin, and a second one fails the check.
 MATCH_GAMES = 100
 MATCH_DEPTH = 4
