@@ -124,15 +124,27 @@ def to_exercism(document: dict) -> dict:
     return result
 
 
-def _point_unit(tests: list[dict]) -> Fraction:
-    """The largest share of a point that divides every check's points (1 when all are whole)."""
-    shares = [Fraction(str(test["max_score"])) for test in tests if test["max_score"] > 0]
-    numerators = math.gcd(*(share.numerator for share in shares)) if shares else 1
-    denominators = math.lcm(*(share.denominator for share in shares)) if shares else 1
-    return Fraction(numerators, denominators)
+# Points are read to the nearest 1/100 (so 0.3333 is a third), and a runner result holds at most
+# this many entries: past it every check is one entry, and the reporter then weighs them alike.
+POINT_PRECISION = 100
+CLASSROOM_ENTRIES = 1000
 
 
-def _classroom_entries(test: dict, name: str, unit: Fraction) -> list[dict]:
+def _points(test: dict) -> Fraction:
+    return Fraction(str(test["max_score"])).limit_denominator(POINT_PRECISION)
+
+
+def _point_unit(tests: list[dict]) -> Fraction | None:
+    """The largest share of a point that divides every check's points (1 when all are whole), or None
+    when splitting the checks into such shares would take more than CLASSROOM_ENTRIES entries."""
+    shares = [_points(test) for test in tests if test["max_score"] > 0]
+    if not shares:
+        return Fraction(1)
+    unit = Fraction(math.gcd(*(share.numerator for share in shares)), math.lcm(*(share.denominator for share in shares)))
+    return unit if sum(shares) / unit <= CLASSROOM_ENTRIES else None
+
+
+def _classroom_entries(test: dict, name: str, unit: Fraction | None) -> list[dict]:
     """One check as entries of equal weight, one per `unit` of its points.
 
     GitHub Classroom's reporter (autograding-grading-reporter v1) scores a runner as
@@ -141,7 +153,7 @@ def _classroom_entries(test: dict, name: str, unit: Fraction) -> list[dict]:
     reporter prints the name of a failed test but not its message, so a failed check's feedback
     follows its name in the first entry.
     """
-    parts = int(Fraction(str(test["max_score"])) / unit)
+    parts = 1 if unit is None else int(_points(test) / unit)
     status = _exercism_status(test["outcome"])
     passed = test["outcome"] == Outcome.PASSED
     feedback = None if passed else _feedback(test) or "this check failed"
@@ -153,7 +165,7 @@ def _classroom_entries(test: dict, name: str, unit: Fraction) -> list[dict]:
         entries.append({
             "name": shown,
             "status": status,
-            "score": float(unit) if passed else 0.0,
+            "score": test["max_score"] / parts if passed else 0.0,
             "message": feedback,
             "test_code": "",  # the reporter prints it under every test; the feedback is in the name
             "filename": test["id"].split("::", 1)[0],

@@ -145,6 +145,29 @@ def test_classroom_runner_result(reports):
     assert to_classroom(reports["syntax_error"])["status"] == "error"
 
 
+def _with_points(report: dict, points: list[float]) -> dict:
+    """The report with its checks worth `points`, a passed check scoring them all."""
+    tests = [{**test, "max_score": worth, "score": worth if test["outcome"] == "passed" else 0.0}
+             for test, worth in zip(report["tests"], points)]
+    return {**report, "tests": tests, "max_score": sum(points), "score": sum(t["score"] for t in tests)}
+
+
+@pytest.mark.parametrize("points, entries", [
+    ([1, 2, 1, 1, 2, 1], 8),                 # whole points: one entry per point
+    ([0.5, 1.5, 1, 0.5, 0.5, 1], 10),        # halves: one entry per half point
+    ([1 / 3, 2 / 3, 1, 1, 1, 1], 15),        # thirds, however they were rounded
+    ([20, 0.01, 1, 1, 1, 1], 6),             # 2,301 hundredths would be too many: one entry per check
+])
+def test_classroom_entries_of_equal_weight_add_up_to_the_score(reports, points, entries):
+    native = _with_points(reports["partial_solution"], points)
+    result = to_classroom(native)
+    assert len(result["tests"]) == entries
+    assert sum(t["score"] for t in result["tests"]) == pytest.approx(native["score"])
+    if entries > len(points):  # the reporter's formula: passed entries / all entries x max_score
+        passed = sum(t["status"] == "pass" for t in result["tests"])
+        assert passed / len(result["tests"]) * result["max_score"] == pytest.approx(native["score"])
+
+
 def test_junit_counts_failures_and_errors(reports):
     suites = ET.fromstring(render(reports["partial_solution"], "junit"))
     suite = suites.find("testsuite")
