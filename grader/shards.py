@@ -78,6 +78,12 @@ def write_manifest(out: Path, shard: Shard, graded: list[str], roster: list[str]
     (out / MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
 
 
+# The manifest's fields the merge relies on, and what each must be.
+MANIFEST_FIELDS = {"shard": int, "of": int, "class_size": int, "exercises": list, "students": list,
+                   "class": str, "checks": str, "kit_version": str}
+MANIFEST_WORDS = {int: "a whole number", list: "a list", str: "a string"}
+
+
 def _read_manifest(folder: Path) -> dict:
     path = folder / MANIFEST
     try:
@@ -88,6 +94,11 @@ def _read_manifest(folder: Path) -> dict:
         raise KitError(f"{path}: unreadable: {exc}") from None
     if not isinstance(manifest, dict) or manifest.get("format_version") != MANIFEST_VERSION:
         raise KitError(f"{path}: not a shard manifest of format_version {MANIFEST_VERSION}")
+    for field, kind in MANIFEST_FIELDS.items():
+        if not isinstance(manifest.get(field), kind) or isinstance(manifest.get(field), bool):
+            raise KitError(f"{path}: field {field!r} must be {MANIFEST_WORDS[kind]}, got {manifest.get(field)!r}")
+    if not 1 <= manifest["shard"] <= manifest["of"] or not all(isinstance(name, str) for name in manifest["students"]):
+        raise KitError(f"{path}: shard {manifest['shard']} of {manifest['of']}, or its students, cannot be right")
     return manifest
 
 

@@ -156,6 +156,23 @@ def test_merge_usage_errors(toy_kit_module, graded, tmp_path):
     assert bad.returncode == 2 and "--shard: K must run from 1 to N, got '4/3'" in bad.stderr
 
 
+@pytest.mark.parametrize("change, words", [
+    ({"students": None}, "field 'students' must be a list, got None"),
+    ({"shard": "2"}, "field 'shard' must be a whole number, got '2'"),
+    ({"shard": 4}, "shard 4 of 3, or its students, cannot be right"),
+    ({"format_version": 9}, "not a shard manifest of format_version 1"),
+])
+def test_a_broken_manifest_is_refused_in_one_line(toy_kit_module, graded, tmp_path, change, words):
+    for k in (1, 2, 3):
+        shutil.copytree(graded / f"shard{k}", tmp_path / f"shard{k}")
+    manifest = tmp_path / "shard2" / "shard.json"
+    manifest.write_text(json.dumps({**json.loads(manifest.read_text()), **change}))
+    result = run_grade("batch", "merge", str(tmp_path / "out"), *(str(tmp_path / f"shard{k}") for k in (1, 2, 3)),
+                       cwd=toy_kit_module.root)
+    assert result.returncode == 2 and len(result.stderr.strip().splitlines()) == 1
+    assert f"{manifest}: {words}" in result.stderr
+
+
 def test_a_shard_with_a_report_missing_is_incomplete(toy_kit_module, graded, tmp_path):
     for k in (1, 2, 3):
         shutil.copytree(graded / f"shard{k}", tmp_path / f"shard{k}")
