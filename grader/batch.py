@@ -5,17 +5,20 @@ from __future__ import annotations
 import csv
 import json
 import statistics
-from dataclasses import dataclass
+from collections import Counter
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Callable
 
 from grader import __version__
 from grader.catalog import Exercise, Kit, KitError
+from grader.failures import FailureKind
 from grader.formats import render
 from grader.notebook import NOTEBOOK_SUFFIX
-from grader.outcomes import Status
+from grader.outcomes import Regraded, Status
 from grader.runner import grade, in_parallel
-from grader.submission import Submission, submission_sha256
+from grader.shards import inputs_path
+from grader.submission import Submission, submission_fingerprint
 
 
 @dataclass(frozen=True)
@@ -45,42 +48,85 @@ def find_students(folder: Path) -> list[Student]:
     return students
 
 
-def _reusable(report_path: Path, sha256: str | None, seed: int | None) -> dict | None:
-    """A stored report that still holds: same module, same kit version, and the seed asked for."""
+@dataclass(frozen=True)
+class GradingInputs:
+    """Everything that produced a report, stored beside it: a report is reused only while all of it holds."""
+
+    kit: str
+    exercise: str
+    submission: str
+    seed: int | None
+
+    def compared_with(self, stored: GradingInputs) -> Regraded:
+        """REUSED if `stored` equals these, else the first thing that differs."""
+        for reason, field in ((Regraded.KIT, "kit"), (Regraded.CHECKS, "exercise"),
+                              (Regraded.SUBMISSION, "submission"), (Regraded.SEED, "seed")):
+            if getattr(self, field) != getattr(stored, field):
+                return reason
+        return Regraded.REUSED
+
+
+def _stored_inputs(report_path: Path) -> GradingInputs | None:
+    """The stored record of what produced the report at `report_path`, or None if there is no usable one."""
+    try:
+        data = json.loads(inputs_path(report_path).read_text(encoding="utf-8"))
+        return GradingInputs(**data)
+    except (OSError, ValueError, TypeError):  # none yet, not JSON, or not the record's fields
+        return None
+
+
+def error_from_the_grader(report: dict) -> bool:
+    """Whether a report's error came from the grader's side (outer limit, a check that could not start,
+    no checks collected) rather than the submission's (it could not be laid out or imported)."""
+    kinds = {(test.get("failure") or {}).get("kind") for test in report.get("tests", [])}
+    if str(FailureKind.ERROR) in kinds:
+        return True
+    return report.get("status") == str(Status.ERROR) and kinds != {str(FailureKind.IMPORT)}
+
+
+def _reusable(report_path: Path, inputs: GradingInputs) -> tuple[dict | None, Regraded]:
+    """The stored report if nothing that produced it changed, and why not otherwise."""
+    stored = _stored_inputs(report_path)
     try:
         report = json.loads(report_path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
-        return None
-    same = (sha256 is not None and report.get("submission", {}).get("sha256") == sha256
-            and report.get("kit", {}).get("version") == __version__
-            and (seed is None or report.get("seed") == seed))
-    return report if same else None
+        report = None
+    if stored is None or not isinstance(report, dict):
+        return None, Regraded.NEW
+    reason = inputs.compared_with(stored)
+    if reason is Regraded.REUSED and error_from_the_grader(report):
+        reason = Regraded.GRADER_ERROR
+    return (report if reason is Regraded.REUSED else None), reason
 
 
 def run_batch(kit: Kit, exercises: list[Exercise], students: list[Student], out: Path, *, jobs: int | None,
-              force: bool, seed: int | None, advance: Callable[[], None]) -> tuple[dict, int]:
-    """Grade every student on every exercise; returns {student: {exercise id: report}} and how many were reused."""
+              force: bool, seed: int | None, advance: Callable[[], None]) -> tuple[dict, Counter]:
+    """Grade every student on every exercise; returns {student: {exercise id: report}} and why each was (re)graded."""
     out.mkdir(parents=True, exist_ok=True)
     results: dict[str, dict[str, dict]] = {student.name: {} for student in students}
-    reused = 0
+    fingerprints = {exercise.id: exercise.fingerprint() for exercise in exercises}
 
-    def job(student: Student, exercise: Exercise) -> tuple[str, str, dict, bool]:
+    def job(student: Student, exercise: Exercise) -> tuple[str, str, dict, Regraded]:
         report_path = out / student.name / f"{exercise.id}.json"
-        sha256 = submission_sha256(student.path, exercise.module)
+        inputs = GradingInputs(kit=__version__, exercise=fingerprints[exercise.id],
+                               submission=submission_fingerprint(student.path, exercise.module), seed=seed)
+        reason = Regraded.FORCED
         if not force:
-            stored = _reusable(report_path, sha256, seed)
+            stored, reason = _reusable(report_path, inputs)
             if stored is not None:
-                return student.name, exercise.id, stored, True
+                return student.name, exercise.id, stored, reason
         report = grade(kit, exercise, Submission(student.path, f"{student.name}/{student.path.name}"), seed=seed)
         report_path.parent.mkdir(parents=True, exist_ok=True)
         report_path.write_text(render(report, "json"), encoding="utf-8")
-        return student.name, exercise.id, report, False
+        inputs_path(report_path).write_text(json.dumps(asdict(inputs)) + "\n", encoding="utf-8")
+        return student.name, exercise.id, report, reason
 
     pairs = [(student, exercise) for student in students for exercise in exercises]
-    for name, exercise_id, report, was_reused in in_parallel(lambda pair: job(*pair), pairs, jobs, done=advance):
+    reasons: Counter = Counter()
+    for name, exercise_id, report, reason in in_parallel(lambda pair: job(*pair), pairs, jobs, done=advance):
         results[name][exercise_id] = report
-        reused += was_reused
-    return results, reused
+        reasons[reason] += 1
+    return results, reasons
 
 
 def write_gradebook(results: dict, exercise_ids: list[str], path: Path) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import hashlib
 import math
 import re
 import tomllib
@@ -103,6 +104,21 @@ class Exercise:
                     found.append(path)
                     pending.append(path)
         return found
+
+    def fingerprint(self) -> str:
+        """A sha256 of all of the exercise that decides a grade: exercise.toml, its checks and the shared helpers.
+
+        Every file of the checks folder counts, not only test files: a helper or data file there
+        changes what the checks do, and so does any shared helper, since a run lays them all out.
+        """
+        digest = hashlib.sha256()
+        for root in (self.path / "exercise.toml", self.checks_dir, self.shared_checks_dir):
+            files = [root] if root.is_file() else sorted(root.rglob("*")) if root.is_dir() else []
+            for path in files:
+                if path.is_file() and "__pycache__" not in path.parts:
+                    digest.update(path.relative_to(self.path.parent).as_posix().encode() + b"\0"
+                                  + path.read_bytes() + b"\0")
+        return digest.hexdigest()
 
     def solution_dir(self, kit_root: Path) -> Path:
         """The folder of this exercise's reference, alt and wrong solutions."""

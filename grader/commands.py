@@ -151,10 +151,10 @@ def run_batch(args: argparse.Namespace, console: Console) -> int:
         students = [student for student in roster if shard_of(student.name, args.shard.count) == args.shard.index]
     with display.batch_progress(console) as progress:
         task = progress.add_task("grading", total=len(students) * len(exercises))
-        results, reused = batch.run_batch(kit, exercises, students, args.out, jobs=args.jobs, force=args.force,
+        results, reasons = batch.run_batch(kit, exercises, students, args.out, jobs=args.jobs, force=args.force,
                                           seed=args.seed, advance=lambda: progress.advance(task))
     batch.write_gradebook(results, [exercise.id for exercise in exercises], args.out / "grades.csv")
-    display.print_batch_summary(console, batch.distribution(results, exercises), len(exercises), reused,
+    display.print_batch_summary(console, batch.distribution(results, exercises), len(exercises), reasons,
                                 args.out / "grades.csv")
     if args.shard is not None:
         from rich.text import Text

@@ -8,6 +8,7 @@ not a terminal or NO_COLOR is set, and wraps (never cuts) text to the terminal's
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -16,7 +17,7 @@ from rich.table import Table
 from rich.text import Text
 
 from grader.catalog import Exercise, Kit
-from grader.outcomes import Outcome, Status
+from grader.outcomes import Outcome, Regraded, Status
 
 OUTCOME_MARKS = {Outcome.PASSED: ("✓", "green"), Outcome.FAILED: ("✗", "red"), Outcome.ERROR: ("!", "red"),
                  Outcome.TIMEOUT: ("⏱", "yellow"), Outcome.CRASHED: ("☠", "red")}
@@ -362,10 +363,27 @@ def batch_progress(console: Console):
                console=console, transient=True)
 
 
-def print_batch_summary(console: Console, stats: dict, exercise_count: int, reused: int, gradebook: Path) -> None:
-    """How many were graded, where the gradebook is, and how the totals spread."""
-    console.print(Text(f"Graded {stats['students']} students on {exercise_count} exercise(s)"
-                       f" ({reused} unchanged and not regraded). Gradebook: {gradebook}"))
+# Why a batch graded a report again, in words.
+REGRADED_WORDS = {
+    Regraded.NEW: "new", Regraded.FORCED: "--force", Regraded.SUBMISSION: "submission changed",
+    Regraded.CHECKS: "checks changed", Regraded.KIT: "kit version changed", Regraded.SEED: "seed changed",
+    Regraded.GRADER_ERROR: "an error on the grader's side last time",
+}
+
+
+def regraded_words(reasons: Mapping[Regraded, int]) -> str:
+    """"3 reused (nothing changed), 2 graded (1 new, 1 checks changed)" from counts per reason."""
+    reused = reasons.get(Regraded.REUSED, 0)
+    graded = {reason: count for reason, count in reasons.items() if reason is not Regraded.REUSED and count}
+    why = ", ".join(f"{graded[reason]} {words}" for reason, words in REGRADED_WORDS.items() if reason in graded)
+    return f"{reused} reused (nothing changed), {sum(graded.values())} graded" + (f" ({why})" if why else "")
+
+
+def print_batch_summary(console: Console, stats: dict, exercise_count: int, reasons: Mapping[Regraded, int],
+                        gradebook: Path) -> None:
+    """How many were graded and why, where the gradebook is, and how the totals spread."""
+    console.print(Text(f"Graded {stats['students']} students on {exercise_count} exercise(s): "
+                       f"{regraded_words(reasons)}. Gradebook: {gradebook}"))
     if stats["students"]:
         console.print(Text(f"  totals out of {stats['possible']:g}: mean {stats['mean']:.1f}, median "
                            f"{stats['median']:g}, lowest {stats['lowest']:g}, highest {stats['highest']:g}; "

@@ -254,7 +254,8 @@ def rebuild_exception(error: dict, module: str, line_count: int, call: str, outp
         if not issubclass(base, Exception):
             continue
         # Named and placed as the built-in, so pytest shows "ValueError: ..." just as for the real one.
-        rebuilt = type(name, (base, StudentRaised), {"student": info, "__module__": "builtins",
+        # The marker comes first: after the built-in, it could not follow Exception itself, its own base.
+        rebuilt = type(name, (StudentRaised, base), {"student": info, "__module__": "builtins",
                                                      "__qualname__": name})
         try:
             exc = rebuilt(text)

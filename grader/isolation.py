@@ -31,35 +31,57 @@ class SandboxError(Exception):
     """The sandbox itself cannot be set up (no uid free, no usable interpreter)."""
 
 
-def _readable_by_other(path: Path) -> bool:
-    """Whether an unrelated, group-less uid can reach and execute `path`."""
+def _open_to_other(path: Path) -> bool:
+    """Whether an unrelated, group-less uid may pass through every folder above `path` and execute it."""
     try:
-        resolved = path.resolve(strict=True)
+        if not all(os.stat(folder).st_mode & stat.S_IXOTH for folder in path.parents):
+            return False
+        return bool(os.stat(path).st_mode & stat.S_IXOTH)
     except OSError:
         return False
-    for folder in resolved.parents:
-        if not os.stat(folder).st_mode & stat.S_IXOTH:
-            return False
-    return bool(os.stat(resolved).st_mode & stat.S_IXOTH)
 
 
-def choose_interpreter(drop_privileges: bool) -> tuple[str, str | None]:
+def executable_by_other(path: Path) -> Path | None:
+    """The path by which an unrelated, group-less uid can execute the interpreter at `path`, or None.
+
+    What counts is the real file at the end of the links, and the folders the worker's exec
+    passes through: a venv's bin/python is a link to the system interpreter, but lies inside the
+    kit, which the grade closes to other uids before any worker starts (runner.protect_secrets).
+    The link itself is kept when every folder above it is open too, so a venv outside the kit still
+    gives the worker its packages; otherwise the worker runs the real file.
+    """
+    try:
+        real = path.resolve(strict=True)
+    except OSError:
+        return None
+    if not real.is_file() or not _open_to_other(real):
+        return None
+    given = Path(os.path.abspath(path))
+    return given if _open_to_other(given) else real
+
+
+def interpreter_candidates() -> list[Path]:
+    """Interpreters a worker may run, best first: the configured one, the grader's own, the system's."""
+    minor = f"python{PYTHON_MINOR}"
+    named = [os.environ.get(WORKER_PYTHON_ENV), sys.executable, f"/usr/bin/{minor}", f"/usr/local/bin/{minor}"]
+    return [Path(name) for name in named if name]
+
+
+def choose_interpreter(drop_privileges: bool, candidates: list[Path] | None = None) -> tuple[str, str | None]:
     """The worker's interpreter, and a warning when isolation had to be weakened to get one.
 
     The worker must run the same minor version as the grader, so tie-breaks and recursion behave
     alike. As root it must also be executable by an unprivileged uid: an interpreter under /root
-    (mode 0700) is not, so a configured or system Python of the same version is used instead.
+    (mode 0700), or a copy inside the kit, is not, so the next candidate of the same version is used.
     """
     if not drop_privileges:
         return sys.executable, None
-    minor = f"python{PYTHON_MINOR}"
-    candidates = [os.environ.get(WORKER_PYTHON_ENV), sys.executable, f"/usr/bin/{minor}", f"/usr/local/bin/{minor}"]
-    for candidate in filter(None, candidates):
-        path = Path(candidate)
-        if _readable_by_other(path) and _same_minor(path):
-            return str(path), None
+    for candidate in interpreter_candidates() if candidates is None else candidates:
+        runnable = executable_by_other(candidate)
+        if runnable is not None and _same_minor(runnable):
+            return str(runnable), None
     return sys.executable, (
-        f"no {minor} interpreter that an unprivileged uid can execute was found "
+        f"no python{PYTHON_MINOR} interpreter that an unprivileged uid can execute was found "
         f"(set {WORKER_PYTHON_ENV}); the worker runs as root, so hidden checks are NOT protected"
     )
 

@@ -1,4 +1,4 @@
-"""The vocabulary of results: a check's outcome, a report's status, and how statuses roll up."""
+"""The vocabulary of results: a check's outcome, a report's status, how statuses roll up, why a batch regraded."""
 
 from __future__ import annotations
 
@@ -22,6 +22,19 @@ class Status(StrEnum):
     PASS = "pass"
     FAIL = "fail"
     ERROR = "error"
+
+
+class Regraded(StrEnum):
+    """Why `grade batch` graded a report again rather than reuse the stored one; REUSED when it did not."""
+
+    REUSED = "reused"  # nothing that produced it changed
+    NEW = "new"  # no report (or no record of what produced one) was there
+    FORCED = "forced"  # --force
+    SUBMISSION = "submission"  # a file of the submission changed
+    CHECKS = "checks"  # the exercise's checks, helpers or exercise.toml changed
+    KIT = "kit"  # another version of the kit
+    SEED = "seed"  # another seed was asked for
+    GRADER_ERROR = "grader_error"  # the report's error came from the grader's side, which a new grade may not repeat
 
 
 def roll_up(statuses: Iterable[str]) -> Status:

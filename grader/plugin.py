@@ -325,7 +325,7 @@ class GradingSession:
             failure, message = Failure(FailureKind.ASSERTION), str(exc)
         elif isinstance(exc, StudentRaised):
             failure = exc.student.failure(exc.student.call)
-            message = _explain(call.excinfo) if public else exc.student.hidden_message()
+            message = failure.words(public)
         else:  # the check's assertion failed, or it choked on what the student's code returned
             failure = Failure(FailureKind.ASSERTION)
             message = _explain(call.excinfo) if public else None

@@ -50,6 +50,11 @@ def shard_of(name: str, count: int) -> int:
     return 1 + int.from_bytes(digest[:8], "big") % count
 
 
+def inputs_path(report_path: Path) -> Path:
+    """Where `grade batch` keeps the record of what produced a report: beside it, hidden (.ex04.inputs.json)."""
+    return report_path.with_name(f".{report_path.stem}.inputs.json")
+
+
 def roster_digest(names: list[str]) -> str:
     """A fingerprint of the whole class, so that shards cut from different class folders do not merge."""
     return hashlib.sha256("\n".join(sorted(names)).encode("utf-8")).hexdigest()
@@ -57,13 +62,7 @@ def roster_digest(names: list[str]) -> str:
 
 def checks_digest(exercises: list[Exercise]) -> str:
     """A fingerprint of the graded exercises' checks and settings: every shard must grade with the same ones."""
-    digest = hashlib.sha256()
-    for exercise in exercises:
-        digest.update(exercise.id.encode())
-        for path in sorted([exercise.path / "exercise.toml", *exercise.checks_dir.rglob("*.py")]):
-            if "__pycache__" not in path.parts:
-                digest.update(path.name.encode() + b"\0" + path.read_bytes())
-    return digest.hexdigest()
+    return hashlib.sha256("\n".join(f"{e.id} {e.fingerprint()}" for e in exercises).encode()).hexdigest()
 
 
 def write_manifest(out: Path, shard: Shard, graded: list[str], roster: list[str], exercises: list[Exercise],
@@ -159,6 +158,9 @@ def merge_shards(folders: list[Path], out: Path) -> tuple[dict[str, dict[str, di
                                    f"{manifest['of']} is incomplete") from None
                 results.setdefault(student, {})[exercise_id] = report
                 copies.append((source, out / student / f"{exercise_id}.json"))
+                record = inputs_path(source)  # so a batch run later into the merged folder can reuse the report
+                if record.is_file():
+                    copies.append((record, inputs_path(out / student / f"{exercise_id}.json")))
     for source, target in copies:  # only once every shard was read: a refused merge writes nothing
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(source, target)

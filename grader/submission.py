@@ -176,11 +176,26 @@ def unusable_submission_sha256(path: Path) -> str | None:
     return hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else None
 
 
-def submission_sha256(path: Path, module: str) -> str | None:
-    """The sha256 a report would give this submission, found without grading it."""
+def _tree_digest(folder: Path) -> hashlib._Hash:
+    """A sha256 over every file below `folder`: each one's relative path and bytes, in order."""
+    digest = hashlib.sha256()
+    for path in sorted(p for p in folder.rglob("*") if p.is_file() and not p.is_symlink()):
+        digest.update(path.relative_to(folder).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest
+
+
+def submission_fingerprint(path: Path, module: str) -> str:
+    """A sha256 of all of a submission that a grade sees: every file laid out, and how a notebook's lines are named.
+
+    A notebook is fingerprinted by the module made from it, so new outputs with the same code
+    change nothing; a submission that cannot be laid out, by all of what was handed in.
+    """
     with tempfile.TemporaryDirectory(prefix="minimax-kit-layout-") as scratch:
+        target = Path(scratch) / "submission"
         try:
-            prepare_submission(path, module, Path(scratch) / "submission")
+            layout = prepare_submission(path, module, target)
         except SubmissionProblem:
-            return unusable_submission_sha256(path)
-        return hashlib.sha256((Path(scratch) / "submission" / module).read_bytes()).hexdigest()
+            return (_tree_digest(path) if path.is_dir() else hashlib.sha256(path.read_bytes())).hexdigest()
+        digest = _tree_digest(target)
+        digest.update(repr(sorted(layout.source_map.as_data().items())).encode())
+        return digest.hexdigest()

@@ -9,8 +9,9 @@ import zipfile
 
 import pytest
 
-from grader.batch import find_students
+from grader.batch import error_from_the_grader, find_students
 from grader.catalog import KitError
+from grader.outcomes import Regraded
 from tests.conftest import REPO, run_grade
 
 GOLDEN = REPO / "tests" / "golden"
@@ -44,7 +45,7 @@ def test_a_class_is_graded_into_reports_and_a_gradebook(toy_kit, classroom, tmp_
                                ["carol", "0", "0"], ["dave", "0", "0"]]
     for student in ("alice", "bob", "carol", "dave"):
         validate_report(json.loads((out / student / "ex01.json").read_text()))
-    assert "Graded 4 students on 1 exercise(s) (0 unchanged and not regraded)" in result.stdout
+    assert "Graded 4 students on 1 exercise(s): 0 reused (nothing changed), 4 graded (4 new)" in result.stdout
     assert "mean 3.0, median 2, lowest 0, highest 8; 1 with full marks, 2 with a submission that did not run" \
         in result.stdout
 
@@ -56,11 +57,109 @@ def test_unchanged_submissions_are_not_regraded(toy_kit, classroom, tmp_path):
     first = (out / "alice" / "ex01.json").read_text()
     shutil.copyfile(GOLDEN / "full_solution" / "toy.py", classroom / "bob.py")
     again = run_grade(*args, cwd=toy_kit.root)
-    assert "(3 unchanged and not regraded)" in again.stdout
+    assert "3 reused (nothing changed), 1 graded (1 submission changed)" in again.stdout
     assert (out / "alice" / "ex01.json").read_text() == first
     assert _gradebook(out)[2] == ["bob", "8", "8"]
     forced = run_grade(*args, "--force", cwd=toy_kit.root)
-    assert "(0 unchanged and not regraded)" in forced.stdout
+    assert "0 reused (nothing changed), 4 graded (4 --force)" in forced.stdout
+
+
+def _reasons(result) -> str:
+    """What the batch said it reused and why it graded the rest."""
+    assert result.returncode == 0, result.stderr
+    return result.stdout.split(": ", 1)[1].split(". Gradebook", 1)[0]
+
+
+def test_a_report_is_reused_only_while_nothing_that_made_it_changed(toy_kit, classroom, tmp_path):
+    """Each input of a grade, changed alone, sends exactly the reports it made back to grading."""
+    out = tmp_path / "marks"
+    args = ["batch", str(classroom), "--exercise", "ex01", "--out", str(out), "--jobs", "2", "--seed", "7"]
+    assert _reasons(run_grade(*args, cwd=toy_kit.root)) == "0 reused (nothing changed), 4 graded (4 new)"
+    assert _reasons(run_grade(*args, cwd=toy_kit.root)) == "4 reused (nothing changed), 0 graded"
+    # A helper module of a folder submission: only that student.
+    (classroom / "alice" / "notes.py").write_text("SIZE = 3\n")
+    assert _reasons(run_grade(*args, cwd=toy_kit.root)) == (
+        "3 reused (nothing changed), 1 graded (1 submission changed)")
+    exercise = toy_kit.root / "exercises" / "ex01_toy"
+    edits = [  # a hidden check, exercise.toml, a helper beside the checks, a shared helper
+        (exercise / "checks" / "test_hidden.py", "\n# the instructor's edit\n"),
+        (exercise / "exercise.toml", "\n# the instructor's edit\n"),
+        (exercise / "checks" / "toy_helpers.py", "LIMIT = 3\n"),
+        (toy_kit.root / "exercises" / "shared_checks" / "drawing.py", "WIDTH = 80\n"),
+    ]
+    for path, text in edits:
+        path.parent.mkdir(exist_ok=True)
+        path.write_text((path.read_text() if path.exists() else "") + text)
+        assert _reasons(run_grade(*args, cwd=toy_kit.root)) == (
+            "0 reused (nothing changed), 4 graded (4 checks changed)"), path
+    assert _reasons(run_grade(*args[:-1], "8", cwd=toy_kit.root)) == (
+        "0 reused (nothing changed), 4 graded (4 seed changed)")
+    # A report with no record of what made it (written by hand, or by an older kit) is graded anew.
+    (out / "bob" / ".ex01.inputs.json").unlink()
+    assert _reasons(run_grade(*args[:-1], "8", cwd=toy_kit.root)) == "3 reused (nothing changed), 1 graded (1 new)"
+
+
+def test_another_kit_version_regrades(toy_kit, classroom, tmp_path, monkeypatch):
+    from grader import batch
+
+    out = tmp_path / "marks"
+    students = batch.find_students(classroom)
+    exercises = [toy_kit.resolve("ex01")]
+    graded = lambda: batch.run_batch(toy_kit, exercises, students, out, jobs=2, force=False, seed=7,  # noqa: E731
+                                     advance=lambda: None)[1]
+    assert graded() == {Regraded.NEW: 4}
+    assert graded() == {Regraded.REUSED: 4}
+    monkeypatch.setattr(batch, "__version__", "99.0")  # what an upgrade of the kit changes
+    assert graded() == {Regraded.KIT: 4}
+
+
+FLAKY_CHECK = """
+
+import os
+
+
+@pytest.fixture
+def busy_machine():
+    if os.environ.get("MINIMAX_TOY_BUSY"):
+        raise RuntimeError("the machine was too busy to start this check")
+
+
+def test_on_a_busy_machine(student, busy_machine):
+    \"\"\"add on a machine that may be busy\"\"\"
+    assert student.add(1, 1) == 2
+"""
+
+
+def test_a_report_with_an_error_on_the_graders_side_is_never_reused(toy_kit, classroom, tmp_path, monkeypatch):
+    """A check that could not start (the machine, not the student) costs a bad night's zero only until the next run."""
+    hidden = toy_kit.root / "exercises" / "ex01_toy" / "checks" / "test_hidden.py"
+    hidden.write_text(hidden.read_text() + FLAKY_CHECK)
+    out = tmp_path / "marks"
+    args = ["batch", str(classroom), "--exercise", "ex01", "--out", str(out), "--jobs", "2", "--seed", "7"]
+    monkeypatch.setenv("MINIMAX_TOY_BUSY", "1")
+    assert _reasons(run_grade(*args, cwd=toy_kit.root)) == "0 reused (nothing changed), 4 graded (4 new)"
+    assert _gradebook(out)[1] == ["alice", "8", "8"]  # the busy check lost alice its point
+    monkeypatch.delenv("MINIMAX_TOY_BUSY")
+    # alice and bob had the check's error; carol's and dave's could not be imported, which a new grade repeats.
+    assert _reasons(run_grade(*args, cwd=toy_kit.root)) == (
+        "2 reused (nothing changed), 2 graded (2 an error on the grader's side last time)")
+    assert _gradebook(out)[1] == ["alice", "9", "9"]
+    assert _reasons(run_grade(*args, cwd=toy_kit.root)) == "4 reused (nothing changed), 0 graded"
+
+
+def test_an_outer_limit_or_no_checks_is_the_graders_error_and_an_import_is_not():
+    from grader.scoring import build_report
+
+    check = {"nodeid": "checks/test_public.py::test_add", "id": "checks/test_public.py::test_add", "name": "add",
+             "visibility": "public", "points": 1.0}
+    common = dict(exercise={"id": "ex01", "slug": "toy", "title": "Toy"}, submission={"path": "toy.py", "sha256": ""},
+                  seed=1, raw=None, started_at="2026-01-01T00:00:00Z", duration_s=1.0, call_timeout=1.0)
+    outer = build_report(collected=[check], sandbox={}, fault="the grading process ran past its 9 s limit", **common)
+    nothing = build_report(collected=[], sandbox={}, fault=None, **common)
+    unimportable = build_report(collected=[check], sandbox={"import_error": "toy.py line 1: SyntaxError"},
+                                fault=None, **common)
+    assert error_from_the_grader(outer) and error_from_the_grader(nothing)
+    assert not error_from_the_grader(unimportable)
 
 
 def test_batch_with_all_exercises_has_a_column_each(toy_kit, classroom, tmp_path):
@@ -117,13 +216,13 @@ def test_a_class_of_notebooks_is_graded_and_an_unchanged_one_reused(toy_kit, tmp
     nbformat.write(notebook, folder / "erin.ipynb")
     first = (out / "erin" / "ex01.json").read_text()
     again = run_grade(*args, cwd=toy_kit.root)
-    assert "(4 unchanged and not regraded)" in again.stdout
+    assert "4 reused (nothing changed), 0 graded" in again.stdout
     assert (out / "erin" / "ex01.json").read_text() == first
     # Frank edits a cell: his notebook is graded again.
     notebook = nbformat.read(folder / "frank" / "toy.ipynb", 4)
     notebook.cells[-1].source += "\nlater = add(2, 2)"
     nbformat.write(notebook, folder / "frank" / "toy.ipynb")
-    assert "(3 unchanged and not regraded)" in run_grade(*args, cwd=toy_kit.root).stdout
+    assert "3 reused (nothing changed), 1 graded (1 submission changed)" in run_grade(*args, cwd=toy_kit.root).stdout
 
 
 def test_a_notebook_and_a_file_for_one_student_are_refused(tmp_path):

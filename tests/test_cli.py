@@ -8,6 +8,7 @@ import os
 import queue
 import shutil
 import signal
+import site
 import subprocess
 import sys
 import threading
@@ -264,24 +265,34 @@ def test_grade_check_usage_errors(toy_kit):
     assert "expected seeds such as 1,2,3" in run_grade("check", "--all", "--seeds", "x", cwd=toy_kit.root).stderr
 
 
-def test_weakened_isolation_is_said_on_stderr_too(toy_kit, monkeypatch, capsys):
-    """If no interpreter the worker uid can run exists, the report says so, and so does stderr."""
-    from grader import cli, isolation, runner
+@pytest.mark.skipif(os.geteuid() != 0 or shutil.which("unshare") is None,
+                    reason="hiding the system's interpreters needs root and a mount namespace (unshare)")
+def test_weakened_isolation_is_said_in_the_report_and_on_stderr(toy_kit, tmp_path):
+    """With no interpreter a worker uid can run, the grade says so; run for real, nothing patched.
 
-    monkeypatch.setattr(isolation, "_readable_by_other", lambda path: False)
-    interpreter, warning = isolation.choose_interpreter(drop_privileges=True)
-    assert interpreter == sys.executable and "hidden checks are NOT protected" in warning
-    real_grade = runner.grade
-
-    def grade_with_warning(*args, **kwargs):
-        report = real_grade(*args, **kwargs)
-        report["environment"]["sandbox"]["warning"] = warning
-        return report
-
-    monkeypatch.setattr(runner, "grade", grade_with_warning)  # cli imports it when it grades
-    monkeypatch.chdir(toy_kit.root)
-    assert cli.main(["ex01", "--solution", "--output", str(toy_kit.root / "out.json")]) == 0
-    assert f"grade: warning: {warning}" in capsys.readouterr().err
+    The grader runs from a copy of its interpreter in an owner-only folder (as a Python under /root
+    is), and the system's interpreters are hidden in a mount namespace of the grade's own.
+    """
+    minor = f"python{sys.version_info.major}.{sys.version_info.minor}"
+    closed = tmp_path / "closed"
+    closed.mkdir(mode=0o700)
+    python = closed / minor
+    shutil.copy2(Path(sys.executable).resolve(), python)
+    blank = tmp_path / "not-a-python"
+    blank.write_text("")
+    system = [path for path in (f"/usr/bin/{minor}", f"/usr/local/bin/{minor}") if Path(path).exists()]
+    hide = "".join(f"mount --bind {blank} {path} && " for path in system)
+    env = {key: value for key, value in os.environ.items() if key != "GRADE_WORKER_PYTHON"}
+    env["PYTHONPATH"] = os.pathsep.join([str(REPO), *site.getsitepackages()])
+    out = tmp_path / "report.json"
+    result = subprocess.run(["unshare", "--mount", "--propagation", "private", "sh", "-c", hide + 'exec "$@"', "sh",
+                             str(python), "-m", "grader.cli", "ex01", "--solution", "--output", str(out)],
+                            cwd=toy_kit.root, env=env, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    sandbox = json.loads(out.read_text())["environment"]["sandbox"]
+    assert sandbox["interpreter"] == str(python) and sandbox["privileges_dropped"] is False
+    assert "hidden checks are NOT protected" in sandbox["warning"]
+    assert f"grade: warning: {sandbox['warning']}" in result.stderr
 
 
 # -- what a person sees: the progress list, the result table, failures in words, watch mode

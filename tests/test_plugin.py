@@ -108,6 +108,34 @@ def test_a_student_exception_in_a_hidden_check_shows_type_and_line_only(toy_kit,
     assert tag["message"] == "your code raised KeyError (toy.py line 12)\nHint: A negative n is bad input."
 
 
+# The exceptions students write most, each raised by add, which a public and a hidden check both call:
+# (what the class line reads, the name a public check shows, the built-in name a hidden check shows).
+PLAIN_EXCEPTIONS = [
+    ("", "Exception", "Exception"),
+    ("class BadTree(Exception):\n    pass\n", "BadTree", "Exception"),
+    ("class Stop(BaseException):\n    pass\n", "Stop", "BaseException"),
+]
+
+
+@pytest.mark.parametrize("declared, public_name, hidden_name", PLAIN_EXCEPTIONS,
+                         ids=["Exception", "subclass of Exception", "subclass of BaseException"])
+def test_a_plain_exception_is_reported_as_raised_in_public_and_hidden_checks(
+        toy_kit, validate_report, declared, public_name, hidden_name):
+    raised = "Exception" if not declared else public_name
+    source = declared + OFF_BY_ONE.replace("return a + b + 1", f'raise {raised}("bad tree")')
+    report = _grade_source(toy_kit, source, validate_report)
+    public = next(t for t in report["tests"] if t["name"] == "add of two small numbers")
+    assert public["failure"] == {"kind": "raised", "call": "add", "exception": hidden_name}
+    line = source.splitlines().index(f'    raise {raised}("bad tree")') + 1
+    assert public["message"] == f"your code raised {public_name}: bad tree (toy.py line {line} in add)"
+    assert public["output"] == "secret-looking output 2 3\n"
+    for hidden in (t for t in report["tests"] if t["name"].startswith("add of random")):
+        assert hidden["failure"] == {"kind": "raised", "call": "add", "exception": hidden_name}
+        assert hidden["message"] == (f"your code raised {hidden_name} (toy.py line {line})\n"
+                                     "Hint: add must work for any two integers.")
+        assert hidden["output"] is None  # a hidden check never shows output: it can echo a hidden input
+
+
 def test_hidden_parametrize_ids_never_reach_the_report(toy_kit, validate_report):
     hidden = toy_kit.root / "exercises" / "ex01_toy" / "checks" / "test_hidden.py"
     hidden.write_text(hidden.read_text() + '''

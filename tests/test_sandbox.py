@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import builtins
 import contextlib
 import json
 import os
@@ -77,6 +78,19 @@ def interrupted():
 
 def hard_exit():
     os._exit(0)
+
+def raise_builtin(name):
+    import builtins
+    kind = getattr(builtins, name)
+    # Whichever of these argument lists the class accepts: most take a message, a few need more.
+    for args in (("m",), ("utf-8", b"x", 0, 1, "m"), ("utf-8", "x", 0, 1, "m"), ("x", 0, 1, "m"),
+                 ("m", [KeyboardInterrupt()]), ("m", [ValueError("inner")])):
+        try:
+            exc = kind(*args)
+        except TypeError:
+            continue
+        raise exc
+    raise RuntimeError(f"no way to build {name}")
 
 def segfault():
     nested = [0]
@@ -190,6 +204,25 @@ def test_builtin_with_a_special_constructor_falls_back_to_a_base(sandbox):
     with pytest.raises(ValueError) as caught:
         call(sandbox, "decode_error")
     assert caught.value.student.type == "UnicodeDecodeError"
+
+
+BUILTIN_EXCEPTIONS = sorted(name for name, value in vars(builtins).items()
+                            if isinstance(value, type) and issubclass(value, BaseException))
+
+
+def test_every_builtin_exception_comes_back_as_a_raised_failure(sandbox):
+    """No built-in exception class breaks the rebuild: each is a `raised` failure naming the class."""
+    for name in BUILTIN_EXCEPTIONS:
+        with pytest.raises(BaseException) as caught:
+            call(sandbox, "raise_builtin", name)
+        exc = caught.value
+        assert isinstance(exc, (StudentRaised, StudentFailure)), (name, exc)
+        failure = exc.student.failure("raise_builtin") if isinstance(exc, StudentRaised) else exc.failure
+        assert failure.kind is FailureKind.RAISED, (name, failure)
+        # EnvironmentError and IOError are other names of OSError, and are raised as it.
+        assert failure.words(public=True).startswith(f"your code raised {getattr(builtins, name).__name__}"), name
+        if isinstance(exc, StudentRaised):  # caught by `except` of the class, or of the nearest one that could be built
+            assert isinstance(exc, getattr(builtins, name)) or name.startswith(("Unicode", "ExceptionGroup")), name
 
 
 @pytest.mark.parametrize("name, raised", [("exits", "SystemExit"), ("interrupted", "KeyboardInterrupt")])
@@ -370,14 +403,76 @@ def test_as_root_the_worker_cannot_read_owner_only_files(sandbox, tmp_path):
         call(sandbox, "read", str(secret_dir / "test_hidden.py"))
 
 
+def _runs_as_a_worker_uid(interpreter: str) -> bool:
+    """Whether an unrelated, group-less uid can really execute `interpreter` and get the grader's version."""
+    uid = uid_range()[0]
+    try:
+        done = subprocess.run([interpreter, "-I", "-S", "-c", "import sys; print(sys.version_info[:2])"],
+                              user=uid, group=uid, extra_groups=[], capture_output=True, text=True, timeout=30)
+    except PermissionError:
+        return False
+    return done.stdout.strip() == str(tuple(sys.version_info[:2]))
+
+
+@pytest.fixture
+def open_folder():
+    """A folder every uid may pass through, as /opt or /srv are (pytest's own tmp_path is owner-only as root)."""
+    place = Path(tempfile.mkdtemp(prefix="minimax-kit-interpreters-"))
+    os.chmod(place, 0o755)
+    yield place
+    shutil.rmtree(place, ignore_errors=True)
+
+
+def _an_open_interpreter() -> Path:
+    """The real file of an interpreter of the grader's version that every uid can run (the system's, here)."""
+    interpreter, warning = choose_interpreter(drop_privileges=True)
+    assert warning is None, warning
+    return Path(interpreter).resolve()
+
+
 @as_root
-def test_as_root_an_interpreter_under_root_is_replaced_by_one_the_uid_can_run():
+def test_as_root_the_chosen_interpreter_runs_as_an_unprivileged_uid():
     interpreter, warning = choose_interpreter(drop_privileges=True)
     assert warning is None
-    resolved = Path(interpreter).resolve()
-    assert all(os.stat(folder).st_mode & stat.S_IXOTH for folder in resolved.parents)
-    if str(Path(sys.executable).resolve()).startswith("/root/"):
-        assert not str(resolved).startswith("/root/")
+    assert _runs_as_a_worker_uid(interpreter)
+
+
+@as_root
+def test_as_root_a_venv_inside_a_closed_kit_gives_the_worker_the_real_interpreter(open_folder):
+    """A venv inside the kit, which the grade closes to other uids, as in a container: python -m venv .venv."""
+    kit = open_folder / "kit"
+    (kit / ".venv" / "bin").mkdir(parents=True)
+    link = kit / ".venv" / "bin" / "python"
+    link.symlink_to(_an_open_interpreter())
+    os.chmod(kit, 0o700)  # what runner.protect_secrets does before any worker starts
+    interpreter, warning = choose_interpreter(drop_privileges=True, candidates=[link])
+    assert warning is None and interpreter == str(_an_open_interpreter())
+    assert _runs_as_a_worker_uid(interpreter)
+    assert not _runs_as_a_worker_uid(str(link))
+
+
+@as_root
+def test_as_root_a_venv_in_an_open_folder_is_run_as_itself(open_folder):
+    """A venv outside the kit (in /opt, say) stays the worker's interpreter, so its packages stay importable."""
+    (open_folder / "venv" / "bin").mkdir(parents=True)
+    link = open_folder / "venv" / "bin" / "python"
+    link.symlink_to(_an_open_interpreter())
+    assert choose_interpreter(drop_privileges=True, candidates=[link]) == (str(link), None)
+    assert _runs_as_a_worker_uid(str(link))
+
+
+@as_root
+def test_as_root_an_interpreter_in_an_owner_only_folder_takes_the_fallback(open_folder):
+    """Like a Python under /root (mode 0700): the next candidate is taken, or the grade warns."""
+    closed = open_folder / "closed"
+    closed.mkdir(mode=0o700)
+    copy = closed / f"python{sys.version_info.major}.{sys.version_info.minor}"
+    shutil.copy2(_an_open_interpreter(), copy)
+    assert not _runs_as_a_worker_uid(str(copy))
+    fallback = _an_open_interpreter()
+    assert choose_interpreter(drop_privileges=True, candidates=[copy, fallback]) == (str(fallback), None)
+    interpreter, warning = choose_interpreter(drop_privileges=True, candidates=[copy])
+    assert interpreter == sys.executable and "hidden checks are NOT protected" in warning
 
 
 @as_root

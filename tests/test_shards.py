@@ -9,7 +9,7 @@ import shutil
 import pytest
 
 from grader.catalog import Kit, KitError
-from grader.shards import Shard, parse_shard, shard_of
+from grader.shards import Shard, inputs_path, parse_shard, shard_of
 from tests.conftest import REPO, TOY_KIT, run_grade
 
 GOLDEN = REPO / "tests" / "golden"
@@ -97,9 +97,12 @@ def test_three_shards_merged_equal_the_class_graded_at_once(toy_kit_module, grad
     whole = graded / "whole"
     assert (merged / "grades.csv").read_bytes() == (whole / "grades.csv").read_bytes()
     assert _table_without_timings(merged / "checks.csv") == _table_without_timings(whole / "checks.csv")
-    reports = sorted(path.relative_to(whole) for path in whole.glob("*/*.json"))
+    reports = sorted(path.relative_to(whole) for path in whole.glob("*/ex*.json"))
     assert len(reports) == 9
-    assert sorted(path.relative_to(merged) for path in merged.glob("*/*.json")) == reports
+    assert sorted(path.relative_to(merged) for path in merged.glob("*/ex*.json")) == reports
+    # What made each report comes along, so a batch run into the merged folder reuses them.
+    for path in reports:
+        assert (merged / inputs_path(path)).read_text() == (whole / inputs_path(path)).read_text()
     for path in reports:
         ours, theirs = json.loads((merged / path).read_text()), json.loads((whole / path).read_text())
         assert _without_timings(ours) == _without_timings(theirs), path

@@ -18,7 +18,7 @@ from grader.submission import (
     SubmissionProblem,
     derive_seed,
     prepare_submission,
-    submission_sha256,
+    submission_fingerprint,
 )
 from tests.conftest import REPO, run_grade
 
@@ -165,29 +165,38 @@ def test_cells_without_ids_are_read_without_a_warning(tmp_path, recwarn):
     assert [str(warning.message) for warning in recwarn] == []
 
 
-# -- the hash: batch reuses a report while the module made from the notebook stays the same
+# -- the fingerprint: batch reuses a report while what the grade sees stays the same
 
 
-def test_the_hash_of_a_notebook_is_the_hash_of_its_module(tmp_path):
+def test_a_notebooks_fingerprint_follows_its_code_not_its_outputs(tmp_path):
     path = write(tmp_path / "work.ipynb", notebook_text(SOLUTION))
-    prepare_submission(path, "toy.py", tmp_path / "out")
-    module = (tmp_path / "out" / "toy.py").read_bytes()
-    assert submission_sha256(path, "toy.py") == hashlib.sha256(module).hexdigest()
-    # Running the notebook again changes its outputs and counts, not its code: the same module.
+    first = submission_fingerprint(path, "toy.py")
+    # Running the notebook again changes its outputs and counts, not its code: the same fingerprint.
     notebook = nbformat.reads(path.read_text(), 4)
     notebook.cells[1].execution_count = 7
     notebook.cells[1].outputs = [v4.new_output("stream", text="ran\n")]
     path.write_text(nbformat.writes(notebook))
-    assert submission_sha256(path, "toy.py") == hashlib.sha256(module).hexdigest()
-    # Renumbering the cells renumbers what the report says, so it is another module.
+    assert submission_fingerprint(path, "toy.py") == first
+    # Renumbering the cells renumbers what the report says, so it is another submission.
     notebook.cells.insert(0, v4.new_markdown_cell("more words", id="more"))
     path.write_text(nbformat.writes(notebook))
-    assert submission_sha256(path, "toy.py") != hashlib.sha256(module).hexdigest()
+    assert submission_fingerprint(path, "toy.py") != first
 
 
 def test_a_notebook_that_is_not_one_is_known_by_its_file_hash(tmp_path):
     path = write(tmp_path / "work.ipynb", "not json")
-    assert submission_sha256(path, "toy.py") == hashlib.sha256(b"not json").hexdigest()
+    assert submission_fingerprint(path, "toy.py") == hashlib.sha256(b"not json").hexdigest()
+
+
+def test_every_file_of_a_folder_counts_in_its_fingerprint(tmp_path):
+    folder = tmp_path / "alice"
+    write(folder / "toy.py", SOLUTION)
+    write(folder / "helpers.py", "SIZE = 3\n")
+    first = submission_fingerprint(folder, "toy.py")
+    write(folder / "helpers.py", "SIZE = 4\n")
+    assert submission_fingerprint(folder, "toy.py") != first
+    (folder / "helpers.py").unlink()
+    assert submission_fingerprint(folder, "toy.py") != first
 
 
 # -- graded: the cells run as the module, and the report speaks of cells
@@ -226,7 +235,8 @@ def test_an_exception_in_a_call_is_placed_in_its_cell(toy_kit, tmp_path, validat
     path = write(tmp_path / "work.ipynb", notebook_text("import math", broken))
     report = validate_report(grade(toy_kit, toy_kit.resolve("ex01"), Submission(path, "work.ipynb"), seed=1))
     public, hidden = report["tests"][0], report["tests"][2]
-    assert "raised in your code at work.ipynb cell 3 line 5 in add" in public["message"]
+    assert public["message"] == ("your code raised NameError: name 'offset' is not defined "
+                                 "(work.ipynb cell 3 line 5 in add)")
     assert hidden["message"].startswith("your code raised NameError (work.ipynb cell 3 line 5)")
 
 
