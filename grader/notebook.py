@@ -4,10 +4,17 @@ The module is the notebook's code cells in order, each after a `# %% cell N` lin
 module's hash changes when the cells are renumbered, and the words of a report with it. IPython's
 own lines (line magics and shell lines, which start a statement with % or !) become `pass`, which
 keeps every line where it was; a cell magic (%% on its first line) leaves out its whole cell.
+
+Jupyter compiles each cell on its own, so a few things run there that one module would refuse. The
+module does what Jupyter does where it can: a cell's indentation is taken off as IPython takes it
+off, help lines (`len?`) are left out like magics, and `from __future__` imports that open a cell
+move to the module's first line. Anything else that compiles as a cell but not as part of the
+module is a one-line error that names the cell and says why.
 """
 
 from __future__ import annotations
 
+import __future__
 import ast
 import io
 import json
@@ -22,8 +29,10 @@ if TYPE_CHECKING:
     import nbformat
 
 NOTEBOOK_SUFFIX = ".ipynb"
-# IPython's escapes at the start of a statement: a line magic (%) and a shell line (!).
-ESCAPES = ("%", "!")
+# IPython's escapes at the start of a statement: a line magic (%), a shell line (!), a help line (?).
+ESCAPES = ("%", "!", "?")
+# IPython's help asked at the end of a line: `len?`, `math.floor??`.
+HELP_END = re.compile(r"[A-Za-z_][\w.]*\?\??")
 # A validation message quotes the offending part of the notebook, which can be a whole cell.
 MESSAGE_LIMIT = 120
 # What Jupyter needs to open a handout notebook with a Python kernel.
@@ -33,6 +42,10 @@ PYTHON_METADATA = {"kernelspec": {"name": "python3", "display_name": "Python 3",
 
 class NotANotebook(ValueError):
     """A .ipynb file that nbformat cannot read as a notebook; the message says why, in one line."""
+
+
+class CellsDoNotJoin(NotANotebook):
+    """A notebook whose cells run one by one in Jupyter but cannot be one module; the message names the cell."""
 
 
 @dataclass(frozen=True)
@@ -121,16 +134,17 @@ def _as_pass(line: str) -> str:
 
 
 def drop_magics(source: str) -> tuple[list[str], bool]:
-    """A code cell's lines with each magic or shell line made `pass`, and whether there was one.
+    """A code cell's lines with each magic, shell or help line made `pass`, and whether there was one.
 
     Only a line that starts a statement counts: a continuation line (`!= b` inside brackets, after
     a backslash) and a line inside a string stay as they are, as IPython leaves them.
     """
     kept: list[str] = []
     dropped = False
-    for line in _lines(source):
+    for line in _dedent(_lines(source)):
         # Tokenizing what comes before is needed only for the rare line that starts with an escape.
-        if line.lstrip().startswith(ESCAPES) and _ends_between_statements(kept):
+        escaped = line.lstrip().startswith(ESCAPES) or HELP_END.fullmatch(line.strip())
+        if escaped and _ends_between_statements(kept):
             kept.append(_as_pass(line))
             dropped = True
         else:
@@ -143,31 +157,108 @@ def _is_cell_magic(source: str) -> bool:
     return first.lstrip().startswith("%%")
 
 
+def _dedent(lines: list[str]) -> list[str]:
+    """The lines without the first line's indentation, as IPython takes it off a cell (pasted code)."""
+    first = next((line for line in lines if line.strip()), "")
+    indent = first[: len(first) - len(first.lstrip())]
+    if not indent:
+        return lines
+    return [line[len(indent):] if line.startswith(indent) else line for line in lines]
+
+
+def _hoist_futures(lines: list[str]) -> tuple[list[str], list[str]]:
+    """The cell's lines with the `from __future__` imports that open it made `pass`, and the features named.
+
+    In Jupyter such an import opens a cell and holds from then on; in a module it must come first.
+    """
+    try:
+        body = ast.parse("\n".join(lines)).body
+    except (SyntaxError, ValueError, RecursionError, MemoryError):  # the worker's import names the cell and line
+        return lines, []
+    start = 1 if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) else 0
+    features: list[str] = []
+    lines = list(lines)
+    for node in body[start:]:
+        if not (isinstance(node, ast.ImportFrom) and node.module == "__future__"
+                and all(alias.name in __future__.all_feature_names for alias in node.names)):
+            break
+        features += [alias.name for alias in node.names]
+        # Columns count UTF-8 bytes; the statement becomes `pass` and its other lines empty, so no line moves.
+        first = lines[node.lineno - 1].encode()
+        last = lines[node.end_lineno - 1].encode()
+        rest = last[node.end_col_offset:]
+        lines[node.lineno - 1] = (first[: node.col_offset] + b"pass" + rest).decode()
+        for number in range(node.lineno, node.end_lineno):
+            lines[number] = ""
+    return lines, features
+
+
+@dataclass(frozen=True)
+class _Cell:
+    number: int
+    lines: list[str] | None
+    """The cell's lines as the module holds them; None for a cell magic, which is left out."""
+    dropped: bool
+
+
 def notebook_module(data: bytes, name: str) -> NotebookModule:
-    """The module a notebook file holds; NotANotebook if it is not a notebook."""
+    """The module a notebook file holds; NotANotebook if it is not a notebook, or its cells cannot be one module."""
     notebook = read_notebook(data, name)
-    parts: list[str] = []
-    spans: list[CellSpan] = []
-    magic: list[int] = []
-    code_cells = 0
-    line = 1
+    cells: list[_Cell] = []
+    features: list[str] = []
     for number, cell in enumerate(notebook.cells, 1):
         if cell.cell_type != "code":
             continue
-        code_cells += 1
         if _is_cell_magic(cell.source):
-            magic.append(number)
-            parts.append(f"# %% cell {number}: a cell magic, left out\n")
-            line += 1
+            cells.append(_Cell(number, None, True))
             continue
         lines, dropped = drop_magics(cell.source)
-        if dropped:
-            magic.append(number)
-        parts.append(f"# %% cell {number}\n" + "".join(f"{text}\n" for text in lines))
-        if lines:
-            spans.append(CellSpan(number, line + 1, len(lines)))
-        line += 1 + len(lines)
-    return NotebookModule("".join(parts), tuple(spans), code_cells, tuple(magic))
+        lines, named = _hoist_futures(lines)
+        features += [feature for feature in named if feature not in features]
+        cells.append(_Cell(number, lines, dropped))
+    parts: list[str] = [f"from __future__ import {', '.join(features)}\n"] if features else []
+    spans: list[CellSpan] = []
+    line = 1 + len(parts)
+    for cell in cells:
+        if cell.lines is None:
+            parts.append(f"# %% cell {cell.number}: a cell magic, left out\n")
+            line += 1
+            continue
+        parts.append(f"# %% cell {cell.number}\n" + "".join(f"{text}\n" for text in cell.lines))
+        if cell.lines:
+            spans.append(CellSpan(cell.number, line + 1, len(cell.lines)))
+        line += 1 + len(cell.lines)
+    made = NotebookModule("".join(parts), tuple(spans), len(cells),
+                          tuple(cell.number for cell in cells if cell.dropped))
+    _check_cells_join(made, cells, name)
+    return made
+
+
+def _check_cells_join(made: NotebookModule, cells: list[_Cell], name: str) -> None:
+    """CellsDoNotJoin if the module does not compile where the cell alone does, as Jupyter compiles it.
+
+    A cell that fails on its own fails in Jupyter too: that is the student's error, and the
+    worker's import names it. Only what Jupyter's way of compiling allows is said here.
+    """
+    try:
+        compile(made.source, name, "exec", dont_inherit=True)  # to code: some errors only the compiler finds
+        return
+    except SyntaxError as exc:
+        problem = exc
+    except (ValueError, RecursionError, MemoryError):  # null bytes, absurd nesting: the worker's import says so
+        return
+    span = next((span for span in made.cells if span.first_line <= (problem.lineno or 0) < span.first_line
+                 + span.lines), None)
+    if span is None:
+        return
+    cell = next(cell for cell in cells if cell.number == span.cell)
+    try:  # top-level await is Jupyter's; the flag lets a cell hold one, as IPython's compiler does
+        compile("\n".join(cell.lines or []), name, "exec", ast.PyCF_ALLOW_TOP_LEVEL_AWAIT, dont_inherit=True)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return
+    line = (problem.lineno or 0) - span.first_line + 1
+    raise CellsDoNotJoin(f"{name} cell {span.cell} line {line}: {problem.msg}: Jupyter runs this cell on its own, "
+                         "but graded, the cells run as one module, where it cannot stand")
 
 
 # -- handouts: an exercise's README and stub as a notebook

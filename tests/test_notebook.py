@@ -9,6 +9,7 @@ import pytest
 from nbformat import v4
 
 from grader.notebook import (
+    CellsDoNotJoin,
     NotANotebook,
     drop_magics,
     handout_notebook,
@@ -72,6 +73,54 @@ def test_form_feeds_do_not_split_a_cell_line():
     """Python counts only \\n, \\r\\n and \\r as line ends; str.splitlines would count \\f too."""
     made = notebook_module(_notebook(("code", "x = 1\f\ny = 2")), "w.ipynb")
     assert made.cells == (CellSpan(1, 2, 2),)
+
+
+# -- what Jupyter runs cell by cell, and one module would refuse
+
+
+def test_a_future_import_that_opens_a_later_cell_moves_to_the_first_line():
+    made = notebook_module(_notebook(("md", "# Work"), ("code", "%matplotlib inline"),
+                                     ("code", '"""Docs."""\nfrom __future__ import (\n    annotations,\n)\nx: Later = 1'),
+                                     ("code", "y = 1/0")), "work.ipynb")
+    lines = made.source.splitlines()
+    assert lines[0] == "from __future__ import annotations"
+    assert lines[lines.index("# %% cell 3") + 1:][:5] == ['"""Docs."""', "pass", "", "", "x: Later = 1"]
+    compile(made.source, "work.ipynb", "exec")  # a module again, and `Later` is never looked up
+    # No line of a cell moved: the one that raises is still named by its cell and line.
+    source_map = SourceMap("work.ipynb", made.cells)
+    assert source_map.place(lines.index("y = 1/0") + 1) == "work.ipynb cell 4 line 1"
+    assert made.magic_cells == (2,)
+
+
+def test_a_future_import_after_other_code_fails_as_it_does_in_jupyter():
+    made = notebook_module(_notebook(("code", "x = 1\nfrom __future__ import annotations")), "work.ipynb")
+    assert "from __future__ import annotations" in made.source.splitlines()
+    with pytest.raises(SyntaxError):  # the worker's import names it: cell 1 line 2
+        compile(made.source, "work.ipynb", "exec")
+
+
+def test_an_indented_cell_is_taken_back_to_the_margin_as_ipython_does():
+    made = notebook_module(_notebook(("code", "    def f():\n        return 1\n    x = f()")), "work.ipynb")
+    assert made.source.splitlines()[1:] == ["def f():", "    return 1", "x = f()"]
+
+
+@pytest.mark.parametrize("line", ["len?", "math.floor??", "?len"])
+def test_a_help_line_is_left_out_like_a_magic(line):
+    made = notebook_module(_notebook(("code", f"import math\n{line}")), "work.ipynb")
+    assert made.source.splitlines()[1:] == ["import math", "pass"] and made.magic_cells == (1,)
+
+
+def test_top_level_await_runs_in_jupyter_but_not_in_a_module_and_is_named():
+    with pytest.raises(CellsDoNotJoin) as caught:
+        notebook_module(_notebook(("md", "# Work"), ("code", "import asyncio"),
+                                  ("code", "x = 1\nawait asyncio.sleep(0)")), "work.ipynb")
+    assert str(caught.value) == ("work.ipynb cell 3 line 2: 'await' outside function: Jupyter runs this cell on "
+                                 "its own, but graded, the cells run as one module, where it cannot stand")
+
+
+def test_a_cell_that_fails_on_its_own_is_left_to_the_import_to_name():
+    made = notebook_module(_notebook(("code", "x = (1,")), "work.ipynb")
+    assert made.source.splitlines()[1:] == ["x = (1,"]
 
 
 def test_a_notebook_that_is_not_one_raises_a_value_error():
