@@ -4,6 +4,9 @@ A wrong solution that is the reference plus one mistake goes stale the moment th
 fixed; a mutant cannot, since it is made from the reference every time it is graded. Each mutant
 is a name, a one-line why, find/replace edits (each `find` must occur exactly once in the
 reference) and, optionally, the checks that must fail for it (`caught_by`, test function names).
+Those checks must fail on a value, an exception or a crash: a deadline alone does not show that a
+check catches the mistake, and on a busy machine it comes first. A mistake that changes nothing
+but time (a missing memo) says so in `deadline`, a one-line reason, and then a timeout counts.
 
     format_version = 1
 
@@ -26,7 +29,7 @@ from grader.catalog import Exercise, KitError
 MUTANTS_FILE = "mutants.toml"
 FORMAT_VERSION = 1
 NAME = re.compile(r"^[a-z][a-z0-9_]*$")
-_FIELDS = {"name", "why", "edits", "caught_by"}
+_FIELDS = {"name", "why", "edits", "caught_by", "deadline"}
 
 
 @dataclass(frozen=True)
@@ -46,6 +49,8 @@ class Mutant:
     edits: tuple[Edit, ...]
     caught_by: tuple[str, ...]
     """Test functions that must fail for this mutant; empty means any lost points count (not a timeout alone)."""
+    deadline: str = ""
+    """Why a timeout is the point (the mistake changes no answer, only the time); empty: a timeout does not count."""
 
 
 def mutants_path(exercise: Exercise, kit_root: Path) -> Path:
@@ -89,7 +94,12 @@ def _mutant(entry, where: str, index: int) -> Mutant:
     caught_by = entry.get("caught_by", [])
     if type(caught_by) is not list or not all(type(check) is str and check.startswith("test_") for check in caught_by):
         raise KitError(f"{label}: field 'caught_by' must be a list of test function names, got {caught_by!r}")
-    return Mutant(name, why, tuple(parsed), tuple(caught_by))
+    deadline = entry.get("deadline", "")
+    if type(deadline) is not str or "\n" in deadline:
+        raise KitError(f"{label}: field 'deadline' must be one line saying why a timeout is the point, got {deadline!r}")
+    if deadline.strip() and not caught_by:
+        raise KitError(f"{label}: field 'deadline' needs 'caught_by', the checks whose deadlines catch the mistake")
+    return Mutant(name, why, tuple(parsed), tuple(caught_by), deadline.strip())
 
 
 def load_mutants(exercise: Exercise, kit_root: Path) -> list[Mutant]:

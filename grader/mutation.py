@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from grader.catalog import Exercise, Kit
-from grader.runner import grade, in_parallel
+from grader.runner import StopAt, grade, in_parallel
 from grader.submission import Submission
 
 PRAGMA = "# pragma: no mutate"
@@ -122,7 +122,7 @@ def mutation_report(kit: Kit, exercise: Exercise, equivalent: dict[str, str], se
             path.parent.mkdir()
             path.write_text(mutant.source, encoding="utf-8")
             report = grade(kit, exercise, Submission(path, f"{mutant.name} of {exercise.module}"), seed=seed,
-                           first_failure=True)
+                           stop_at=StopAt.FIRST_FAILURE)
             return report["score"] < report["max_score"]
 
         killed = in_parallel(run, graded, jobs)

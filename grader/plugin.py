@@ -300,6 +300,10 @@ class GradingSession:
             return
         if call.excinfo is not None and item.nodeid not in self.failures:
             self.failures[item.nodeid] = self._describe_failure(check, call, self.notes.get(item.nodeid, []))
+            kind = self.failures[item.nodeid]["failure"]["kind"]
+            if self.settings.get("stop_at_catch") and kind not in (FailureKind.TIMEOUT, FailureKind.ERROR):
+                # The check caught the submission on a value, an exception or a crash; the rest cannot change that.
+                item.session.shouldstop = "a check caught the submission"
         if call.when == "teardown":
             feedback = self.failures.get(item.nodeid, {"outcome": str(Outcome.PASSED), "message": None, "failure": None})
             outputs = "".join(self.outputs.pop(item.nodeid, []))

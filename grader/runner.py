@@ -15,6 +15,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from datetime import datetime, timezone
+from enum import StrEnum
 from pathlib import Path
 from typing import TypeVar
 
@@ -46,6 +47,14 @@ INTERRUPT_GRACE = 5.0
 REAPER_GRACE = 10.0
 # pytest's exit code for an error inside pytest or a plugin (pytest.ExitCode.INTERNAL_ERROR).
 PYTEST_INTERNAL_ERROR = 3
+
+
+class StopAt(StrEnum):
+    """When a grade may stop before every check has run; checks left unrun score 0, as scoring fails closed."""
+
+    NEVER = "never"
+    FIRST_FAILURE = "first_failure"  # any lost points: enough to know a submission loses points
+    FIRST_CATCH = "first_catch"  # a check failed other than by its deadline: enough to know a check catches it
 
 
 def protect_secrets(kit: Kit) -> None:
@@ -161,7 +170,7 @@ def _sweep_workers(files: RunFiles) -> None:
 
 
 def _run_checks(kit: Kit, exercise: Exercise, files: RunFiles, settings: dict, started: float,
-                collect_only: bool = False, first_failure: bool = False) -> tuple[dict, str | None, dict | None]:
+                collect_only: bool = False, stop_at: StopAt = StopAt.NEVER) -> tuple[dict, str | None, dict | None]:
     """Run (or only collect) the exercise's checks in a pytest subprocess under the outer limit.
 
     Returns the collected checks, why the run was stopped (or None), and pytest-json-report's raw
@@ -182,7 +191,7 @@ def _run_checks(kit: Kit, exercise: Exercise, files: RunFiles, settings: dict, s
         "module": exercise.module, "functions": list(exercise.functions),
         "call_timeout": exercise.call_timeout, "check_timeout": exercise.check_timeout,
         "memory_mb": exercise.memory_mb, "cpu_slack": CPU_SLACK, "run_dir": str(files.folder),
-        "public_file": PUBLIC_CHECKS, **settings,
+        "public_file": PUBLIC_CHECKS, "stop_at_catch": stop_at is StopAt.FIRST_CATCH, **settings,
     }
     files.config.write_text(json.dumps(config), encoding="utf-8")
     protect_secrets(kit)
@@ -196,7 +205,7 @@ def _run_checks(kit: Kit, exercise: Exercise, files: RunFiles, settings: dict, s
                # pytest prints some differences in set order; the same seed must give the same report.
                PYTHONHASHSEED=str(int(settings["seed"]) % 2**32))
     command = _pytest_command(files, exercise, check_files) + (["--collect-only"] if collect_only else [])
-    if first_failure:  # checks left unrun score 0, as scoring fails closed
+    if stop_at is StopAt.FIRST_FAILURE:
         command.append("--maxfail=1")
     # pytest runs under a reaper of this grade's own, which kills what the grade leaves behind and
     # nothing else; -I -S: it needs only the standard library. Its own session: the terminal's
@@ -246,11 +255,12 @@ def collect_checks(kit: Kit, exercise: Exercise) -> list[dict]:
 
 
 def grade(kit: Kit, exercise: Exercise, submission: Submission, seed: int | None = None,
-          first_failure: bool = False) -> dict:
+          stop_at: StopAt = StopAt.NEVER) -> dict:
     """Grade one submission of one exercise and return the native report.
 
-    `first_failure` stops at the first check that fails: enough to know a submission loses points
-    (the mutation report), and a mutant that makes the search slow then costs one deadline, not all.
+    `stop_at` may end the grade early, when only whether the submission loses points matters (the
+    mutation report, grade check's mistakes): a mutant that makes the search slow then costs one
+    deadline, not all.
     """
     started_at = datetime.now(timezone.utc)
     started = time.monotonic()
@@ -270,7 +280,7 @@ def grade(kit: Kit, exercise: Exercise, submission: Submission, seed: int | None
         settings = {"seed": seed, "source_dir": str(source_dir), "submission_error": submission_error,
                     # A notebook's cells name the module's lines in what the report says.
                     "source_map": layout.source_map.as_data() if layout else None}
-        collected, fault, raw = _run_checks(kit, exercise, files, settings, started, first_failure=first_failure)
+        collected, fault, raw = _run_checks(kit, exercise, files, settings, started, stop_at=stop_at)
         sandbox_info = _read_json(files.sandbox) or {}
         return scoring.build_report(
             exercise={"id": exercise.id, "slug": exercise.slug, "title": exercise.title},

@@ -10,7 +10,7 @@ from pathlib import Path
 from grader.catalog import PUBLIC_CHECKS, Exercise, Kit, KitError
 from grader.mutants import MUTANTS_FILE, Mutant, load_mutants, write_mutant
 from grader.outcomes import Outcome, Status
-from grader.runner import grade, in_parallel
+from grader.runner import StopAt, grade, in_parallel
 from grader.submission import Submission
 
 # Random checks must catch every wrong solution whatever the seed; a few fixed seeds stand in for "any".
@@ -129,16 +129,37 @@ def mutant_problems(mutant: Mutant, seed: int, report: dict) -> list[str]:
     lost = [test for test in report["tests"] if test["score"] < test["max_score"]]
     if not lost:
         return [f"{where} got full marks: a check is missing ({mutant.why})"]
+    timing_out = "only by timing out, which does not show that a check catches it (a busy machine times out first)"
     if mutant.caught_by:
-        failed = {_function(test) for test in lost}
-        return [f"{where}: {check}, in its caught_by, did not fail" for check in mutant.caught_by if check not in failed]
+        problems = []
+        for check in mutant.caught_by:
+            outcomes = {test["outcome"] for test in lost if _function(test) == check}
+            if not outcomes:
+                problems.append(f"{where}: {check}, in its caught_by, did not fail")
+            elif outcomes == {Outcome.TIMEOUT} and not mutant.deadline:
+                problems.append(f"{where}: {check}, in its caught_by, failed {timing_out}; if only a deadline "
+                                "can catch this mistake, say why in the mutant's 'deadline'")
+        return problems
     if all(test["outcome"] == Outcome.TIMEOUT for test in lost):
-        return [f"{where} lost points only by timing out, which does not show that a check catches it"]
+        return [f"{where} lost points {timing_out}"]
     return []
 
 
 def _lost(report: dict) -> list[str]:
     return [f"{test['name']} ({test['outcome']})" for test in report["tests"] if test["score"] < test["max_score"]]
+
+
+def _stop_at(kind: str, mutant: Mutant | None) -> StopAt:
+    """How far a grade of grade check must go: a known mistake needs only to be caught, the rest all the way.
+
+    A wrong/ solution must lose points, however; a mutant must lose them on a value, an exception or
+    a crash, unless it names the checks that must fail (caught_by), which then all run.
+    """
+    if kind == "wrong":
+        return StopAt.FIRST_FAILURE
+    if kind == "mutant" and mutant is not None and not mutant.caught_by:
+        return StopAt.FIRST_CATCH
+    return StopAt.NEVER
 
 
 def check_exercise(kit: Kit, exercise: Exercise, seeds=DEFAULT_SEEDS, jobs: int | None = None) -> ExerciseCheck:
@@ -166,7 +187,8 @@ def check_exercise(kit: Kit, exercise: Exercise, seeds=DEFAULT_SEEDS, jobs: int 
 
         def run(job):
             kind, path, seed = job
-            return job, grade(kit, exercise, Submission(path, path.name), seed=seed)
+            stop_at = _stop_at(kind, mutants.get(path))
+            return job, grade(kit, exercise, Submission(path, path.name), seed=seed, stop_at=stop_at)
 
         outcomes = in_parallel(run, runs, jobs)
     nothing_at_zero = sum(kind == "nothing" and report["score"] == 0 for (kind, _, _), report in outcomes)

@@ -1,7 +1,7 @@
 """Unit tests for grader/catalog.py: exercise.toml validation, finding the kit, resolving names.
 
 Every malformed exercise.toml must raise KitError with a one-line message that names the file,
-the field and what was expected (DESIGN.md section 3).
+the field and what was expected.
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ token soup, truncations, shuffled lines, deleted or doubled characters, random i
 that are not UTF-8, NUL bytes, huge lines, functions among garbage, an exception at import), each
 from a fixed seed.
 
-Every case goes through the sandbox directly, as DESIGN.md section 8 suggests for speed: start a
+Every case goes through the sandbox directly, which is fast: start a
 worker, then call each of the toy's functions once. The import either fails with ImportFailed or
 succeeds; each call returns a value, or fails with a StudentFailure or with the student's exception
 rebuilt as a built-in one; every message is one printable line; and no process of the worker's uid

@@ -55,6 +55,10 @@ def test_mutants_load_in_file_order_and_apply_to_the_reference(toy_kit):
     ("format_version = 1\n[[mutant]]\nname = 'x'\nwhy = 'y'\nedits = [{find = 'a', replace = 'b'}]\n"
      "[[mutant]]\nname = 'x'\nwhy = 'z'\nedits = [{find = 'c', replace = 'd'}]\n", "mutant 'x': the name is used twice"),
     ("format_version = 1\n[[mutant\n", "not valid TOML"),
+    ("format_version = 1\n[[mutant]]\nname = 'x'\nwhy = 'y'\nedits = [{find = 'a', replace = 'b'}]\n"
+     "deadline = 'only slower'\n", "mutant 'x': field 'deadline' needs 'caught_by'"),
+    ("format_version = 1\n[[mutant]]\nname = 'x'\nwhy = 'y'\nedits = [{find = 'a', replace = 'b'}]\n"
+     "caught_by = ['test_a']\ndeadline = 3\n", "mutant 'x': field 'deadline' must be one line"),
 ])
 def test_a_malformed_mutants_file_names_the_file_the_mutant_and_the_field(toy_kit, text, words):
     exercise = _write(toy_kit, text)
@@ -110,11 +114,28 @@ def test_a_mutant_caught_only_by_a_timeout_is_not_caught(toy_kit):
             "catches it") in " ".join(result.stdout.split())
 
 
+SLOW_ADD = ('format_version = 1\n\n[[mutant]]\nname = "slow_add"\nwhy = "add loops forever"\n'
+            'caught_by = ["test_add_small_numbers"]\n@DEADLINE@'
+            'edits = [{find = "return a + b", replace = "while True:\\n        pass"}]\n')
+
+
+def test_a_caught_by_check_that_only_times_out_does_not_catch_unless_the_deadline_is_the_point(toy_kit):
+    _write(toy_kit, SLOW_ADD.replace("@DEADLINE@", ""))
+    result = run_grade("check", "ex01", "--seeds", "1", cwd=toy_kit.root)
+    assert result.returncode == 1
+    assert ("ex01 mutant 'slow_add' (seed 1): test_add_small_numbers, in its caught_by, failed only by timing "
+            "out") in " ".join(result.stdout.split())
+    _write(toy_kit, SLOW_ADD.replace("@DEADLINE@", 'deadline = "the mistake is that add never ends"\n'))
+    result = run_grade("check", "ex01", "--seeds", "1", cwd=toy_kit.root)
+    assert result.returncode == 0, result.stdout
+    assert "✓ ex01" in result.stdout
+
+
 def test_grade_mutant_grades_it_as_a_student_with_that_mistake(toy_kit):
     _write(toy_kit, GOOD)
     result = run_grade("ex01", "--mutant", "pair_as_list", "--output", "-", cwd=toy_kit.root)
     report = json.loads(result.stdout)
-    assert result.returncode == 0 or report["status"] == "fail"
+    assert result.returncode == 1 and report["status"] == "fail"  # graded, and it lost points
     assert report["submission"]["path"] == "mutant pair_as_list of toy.py"
     assert {test["name"]: test["score"] for test in report["tests"]}["pair is a tuple"] == 0.0
     assert not (toy_kit.root / "reports" / "ex01.json").exists()  # only the student's own work is recorded

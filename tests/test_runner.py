@@ -13,7 +13,7 @@ import pytest
 
 from grader import runner, submission
 from grader.catalog import Kit, KitError
-from grader.runner import grade
+from grader.runner import StopAt, grade
 from grader.submission import Submission, SubmissionProblem, derive_seed, prepare_submission
 from tests.conftest import TOY_KIT
 
@@ -221,9 +221,23 @@ def test_first_failure_stops_the_run_and_the_checks_left_unrun_score_nothing(toy
     wrong.write_text("def add(a, b):\n    return 0\n\ndef pair(x):\n    return 0\n\n"
                      "def tag(n):\n    return 0\n\ndef push(items, item):\n    return 0\n")
     whole = validate_report(grade(toy_kit, exercise, Submission(wrong, "wrong.py"), seed=1))
-    early = validate_report(grade(toy_kit, exercise, Submission(wrong, "wrong.py"), seed=1, first_failure=True))
+    early = validate_report(grade(toy_kit, exercise, Submission(wrong, "wrong.py"), seed=1, stop_at=StopAt.FIRST_FAILURE))
     assert [t["id"] for t in early["tests"]] == [t["id"] for t in whole["tests"]]
     failed = [t for t in whole["tests"] if t["outcome"] != "passed"]
     assert len(failed) > 1  # so stopping at the first one leaves some unrun
     assert early["score"] <= whole["score"] < whole["max_score"]
     assert sum(t["outcome"] == "failed" for t in early["tests"]) == 1
+
+
+def test_first_catch_runs_past_a_timeout_and_stops_at_a_failure_on_a_value(toy_kit, validate_report):
+    """A deadline may be a busy machine's doing, so grade check's mutants run on until a check fails otherwise."""
+    exercise = toy_kit.resolve("ex01")
+    wrong = toy_kit.root / "wrong.py"
+    wrong.write_text("def add(a, b):\n    while True:\n        pass\n\ndef pair(x):\n    return [x, x]\n\n"
+                     "def tag(n):\n    return {'n': n}\n\ndef push(items, item):\n    return 0\n")
+    report = validate_report(grade(toy_kit, exercise, Submission(wrong, "wrong.py"), seed=1,
+                                   stop_at=StopAt.FIRST_CATCH))
+    assert [(t["name"], t["outcome"]) for t in report["tests"]][:3] == [
+        ("add of two small numbers", "timeout"), ("pair is a tuple", "failed"),
+        ("add of random integers #1", "error")]  # unrun after the catch, so scored 0
+    assert all(t["outcome"] == "error" and t["score"] == 0 for t in report["tests"][2:])

@@ -1,6 +1,6 @@
 """Unit tests for grader/scoring.py: pure functions, fed hand-built pytest-json-report data.
 
-Scoring fails closed (DESIGN.md section 5): a check scores only when pytest recorded a pass for
+Scoring fails closed: a check scores only when pytest recorded a pass for
 its setup, call and teardown and the plugin attached its feedback. Every report built here is
 validated against the shipped schema.
 """

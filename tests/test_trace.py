@@ -337,7 +337,7 @@ EX04 = _load_picture_module("ex04_alpha_beta")
 EX07 = _load_picture_module("ex07_move_ordering")
 PICTURE_MODULES = {"ex04_alpha_beta": EX04, "ex07_move_ordering": EX07}
 # The READMEs' trees, and a deep one from the hidden checks that the pictures never draw.
-CURRICULUM_TREES = [[[3, 5, 2], [9, 1, 0], [7, 4, 8]], [[7, 4, 8], [9, 1, 0], [3, 5, 2]], [[3, 5], [3, 1]],
+EXAMPLE_TREES = [[[3, 5, 2], [9, 1, 0], [7, 4, 8]], [[7, 4, 8], [9, 1, 0], [3, 5, 2]], [[3, 5], [3, 1]],
                     [3, [5, [1, 8]], [[2, 9], 0]], [[5, [8, 1]], 3, [0, [9, 2]]], [[4, 7, 8], [2, 3, 5], [0, 1, 9]],
                     [[[[3, 17], [2, 12]], [[15, 25], [0, 2]]], [[[2, 5], [3, 2]], [[14, 1], [8, 6]]]]]
 
@@ -403,12 +403,12 @@ def _assert_same_facts(got, want):
 
 
 @pytest.mark.parametrize("module", [EX04, EX07], ids=["ex04", "ex07"])
-@pytest.mark.parametrize("tree", CURRICULUM_TREES)
+@pytest.mark.parametrize("tree", EXAMPLE_TREES)
 def test_the_oracle_matches_the_curriculum_and_the_picture_fits_80_columns(module, tree):
     facts = _oracle_facts(module, tree, True)
     known = {str([[3, 5, 2], [9, 1, 0], [7, 4, 8]]): (4, 8), str([[7, 4, 8], [9, 1, 0], [3, 5, 2]]): (4, 6),
              str([[3, 5], [3, 1]]): (3, 3), str([3, [5, [1, 8]], [[2, 9], 0]]): (5, 7),
-             str(CURRICULUM_TREES[-1]): (3, 7)}
+             str(EXAMPLE_TREES[-1]): (3, 7)}
     if str(tree) in known:
         assert (facts.values[()], len(facts.order)) == known[str(tree)]
     picture = module.render(facts, None, ["a note " * 30])

@@ -1,4 +1,4 @@
-"""Unit tests for the sandbox wire format in grader/wire.py (DESIGN.md section 5, "Values" and "Encoding").
+"""Unit tests for the sandbox wire format in grader/wire.py (values and their encoding).
 
 Values must round-trip exactly (types included), anything else must raise WireError with a message
 that says what to return instead, and `loads` must turn any malformed input into WireError.
