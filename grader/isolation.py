@@ -8,6 +8,7 @@ a worker keeps the grader's uid, and the grade's reaper (grader/reaper.py) clean
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import fcntl
 import os
 import shutil
@@ -213,12 +214,17 @@ def kill_uid(uid: int) -> None:
     os.waitpid(pid, 0)
 
 
-# World-writable places a worker uid can leave files in, outside its own home.
-SHARED_SCRATCH = ("/tmp", "/var/tmp", "/dev/shm")
+# World-writable places a worker uid can leave files in, outside its own home; /dev/mqueue holds
+# POSIX message queues where it is mounted.
+SHARED_SCRATCH = ("/tmp", "/var/tmp", "/dev/shm", "/run/lock", "/dev/mqueue")
+# System V IPC objects belong to no folder and no process, so they outlive the worker that made them:
+# /proc/sysvipc lists them with their owner, and each kind has its own call to remove one.
+SYSV_IPC_KINDS = ("shm", "sem", "msg")
+IPC_RMID = 0
 
 
 def remove_leftovers(uid: int) -> None:
-    """Delete what a worker uid left in shared scratch folders, and worker homes it owned.
+    """Delete what a worker uid left in shared scratch folders, worker homes it owned, and its SysV IPC objects.
 
     Without this, a file in /tmp could carry hidden inputs to a submission graded later under the
     same uid, and a grader killed mid-run would leave a student's code readable to the next one.
@@ -243,6 +249,27 @@ def remove_leftovers(uid: int) -> None:
             else:
                 with contextlib.suppress(OSError):
                     os.unlink(entry.path)
+    remove_sysv_ipc(uid)
+
+
+def remove_sysv_ipc(uid: int) -> None:
+    """Remove the SysV shared memory segments, semaphore sets and message queues a worker uid owns or made."""
+    if not linux_mechanisms():
+        return
+    libc = ctypes.CDLL(None, use_errno=True)
+    remove = {"shm": lambda ident: libc.shmctl(ident, IPC_RMID, None),
+              "sem": lambda ident: libc.semctl(ident, 0, IPC_RMID),
+              "msg": lambda ident: libc.msgctl(ident, IPC_RMID, None)}
+    for kind in SYSV_IPC_KINDS:
+        try:
+            header, *rows = Path(f"/proc/sysvipc/{kind}").read_text().splitlines()
+        except (OSError, ValueError):  # no SysV IPC in this kernel
+            continue
+        columns = header.split()
+        for row in rows:
+            fields = dict(zip(columns, row.split()))
+            if uid in (int(fields["uid"]), int(fields["cuid"])):
+                remove[kind](int(row.split()[1]))  # the id is the second column of each kind
 
 
 def sweep_uid(uid: int) -> None:

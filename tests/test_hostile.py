@@ -155,6 +155,7 @@ ATTACKS = [
     Attack("rewrite_reports.py", 0, (), (FAILED,), root_only=True, extra="_no_report_rewritten"),
     Attack("own_conftest_and_pytest.py", 0, (), (FAILED,), extra="_conftest_and_pytest_inert"),
     Attack("litter_shared_tmp.py", 8, ALL, (), status="pass", root_only=True, extra="_no_litter"),
+    Attack("leave_ipc_behind.py", 8, ALL, (), status="pass", root_only=True, extra="_no_ipc_left"),
 ]
 
 # Holes that stay open where the grader cannot reach what closes them.
@@ -244,6 +245,18 @@ def _no_litter(report, ctx):
             for path in Path(folder).glob(f"minimax-kit-hostile-litter-{ctx['token']}-*")]
     if left:
         raise FilesLeftBehind(f"files of the worker uid outlived the grade: {sorted(map(str, left))}")
+
+
+def _no_ipc_left(report, ctx):
+    key = int(ctx["token"][:7], 16)
+    left = []
+    for kind, offset in (("shm", 0), ("sem", 1), ("msg", 2)):
+        for line in Path(f"/proc/sysvipc/{kind}").read_text().splitlines()[1:]:
+            if int(line.split()[0]) == key + offset:
+                left.append(f"a SysV {kind} object (id {line.split()[1]})")
+    left += [str(path) for path in Path("/run/lock").glob(f"minimax-kit-hostile-lock-{ctx['token']}-*")]
+    if left:
+        raise FilesLeftBehind(f"what the worker uid made outlived the grade: {', '.join(left)}")
 
 
 def _hidden_inputs_not_shown(report, ctx):
