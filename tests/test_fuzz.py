@@ -23,7 +23,6 @@ breaks, terminal escapes) into the report's one-line message; the raises_at_impo
 
 from __future__ import annotations
 
-import json
 import os
 import time
 from pathlib import Path
@@ -34,6 +33,7 @@ from grader.runner import Submission, grade
 from grader.failures import FailureKind, ImportFailed, StudentFailure, StudentRaised
 from grader.outcomes import Outcome
 from grader.sandbox import Sandbox, SandboxSettings
+from tests import processes
 from tests.fuzz.compile_check import compile_error
 from tests.fuzz.oracle import FUNCTIONS, MODULE, Expected, expect, worker_compile_errors
 from tests.fuzz.submissions import GENERATORS, Case, all_cases, make_case
@@ -127,36 +127,28 @@ def compile_errors() -> dict[str, str | None]:
 # -- the processes a worker of this test process left ---------------------------------------------
 
 
-def _workers_alive(uids: set[int]) -> dict[int, set[int]]:
-    """Live processes (pid: uids) of these uids that are workers of this process, or forks of one.
+def _workers_alive(uids: set[int], since: int) -> dict[int, set[int]]:
+    """Live processes (pid: uids) of these uids that this process's worker left, whatever they run now.
 
-    Other people grade on this machine with the same uid range, so a process counts only when its
-    command line carries the settings of a worker whose grading process is this one.
+    As root a worker uid is this sandbox's alone from its start, so any process of it that started
+    since then is the worker's; without root the uid is the grader's, and only a worker's own
+    command line (or a fork's) names this process as its parent.
     """
     found = {}
-    for status in Path("/proc").glob("[0-9]*/status"):
-        try:
-            lines = status.read_text().splitlines()
-            args = [arg for arg in (status.parent / "cmdline").read_bytes().split(b"\0") if arg]
-        except OSError:
+    for process in processes.live_processes():
+        if not process.uids & uids:
             continue
-        owners = {int(uid) for line in lines if line.startswith("Uid:") for uid in line.split()[1:]}
-        if not owners & uids or not args or not args[-1].startswith(b"{"):
-            continue
-        try:
-            parent = json.loads(args[-1]).get("parent_pid")
-        except (ValueError, AttributeError):
-            continue
-        if parent == os.getpid():
-            found[int(status.parent.name)] = owners
+        named = process.settings.get("parent_pid") == os.getpid()
+        if named or (os.geteuid() == 0 and process.started >= since):
+            found[process.pid] = set(process.uids)
     return found
 
 
-def assert_no_worker_left(uids: set[int]) -> None:
-    """No process of the worker's uid is alive once its sandbox is closed."""
+def assert_no_worker_left(uids: set[int], since: int) -> None:
+    """No process of the worker's uid that started since `since` (processes.now()) is alive once its sandbox is closed."""
     assert uids, "no worker was started"
     deadline = time.monotonic() + 5  # a killed process may take a moment to leave /proc
-    while (alive := _workers_alive(uids)) and time.monotonic() < deadline:
+    while (alive := _workers_alive(uids, since)) and time.monotonic() < deadline:
         time.sleep(0.05)
     if alive:
         raise ProcessLeftBehind(f"worker processes outlived the sandbox: {alive}")
@@ -230,11 +222,12 @@ def test_a_fuzzed_submission_gets_a_clear_outcome_from_the_sandbox(case, tmp_pat
     (folder / MODULE).write_bytes(case.data)
     box = Sandbox(SandboxSettings(module=MODULE, functions=FUNCTIONS, source_dir=folder, memory_mb=MEMORY_MB,
                                   cpu_seconds=60, hash_seed=1))
+    since = processes.now()
     try:
         results = probe(box)
     finally:
         box.close()
-    assert_no_worker_left(box.uids_used)
+    assert_no_worker_left(box.uids_used, since)
     assert_outcomes_clear(results)
     expected = expect(case.data, compile_errors[case.id])
     if expected is not None:

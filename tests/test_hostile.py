@@ -10,8 +10,9 @@ seed 1, through grader.runner.grade, exactly as `grade` does. For every attack t
     and small however much the submission printed or returned;
 (c) the grader survives: `grade` returns, every check reaches a verdict, the outer limit never
     fires, and the report's environment is the sandbox's own;
-(d) nothing is left behind: no process of the worker uid range 61000-61999 that one of this
-    test's grading processes started, and as many children of this test process as before.
+(d) nothing is left behind: as root, no process of the worker uid range 61000-61999 that started
+    since the attack began, whatever it runs now (without root, none that a worker's command line
+    ties to this test's grades), and as many children of this test process as before.
 
 An environment canary is set in the grader's environment for every attack and must never reach
 the report. Two more tests grade two submissions at the same time (the attacker must not touch its
@@ -46,6 +47,7 @@ from grader.runner import RUN_SLACK, Submission, grade
 from grader.scoring import MESSAGE_CAP
 from grader.isolation import SandboxError, UidLease, uid_range
 from grader.worker_process import IMPORT_TIMEOUT
+from tests import processes
 from tests.conftest import REPO, TOY_KIT, memory_cgroups_work
 
 HOSTILE = Path(__file__).resolve().parent / "hostile"
@@ -137,6 +139,7 @@ ATTACKS = [
     Attack("memory_bomb.py", 4, PAIR + TAG + PUSH, (FAILED,), says="MemoryError", extra="_memory_limit_held"),
     Attack("fork_memory_bomb.py", 8, ALL, (), status="pass", extra="_memory_bounded_per_worker"),
     Attack("fork_sleepers.py", 8, ALL, (), status="pass"),
+    Attack("escape_and_exec.py", 8, ALL, (), status="pass"),
     Attack("lingering_threads.py", 8, ALL, (), status="pass"),
     Attack("flood_output.py", 7, ADD + TAG + PUSH, (CRASHED,), says="SIGXFSZ", extra="_output_capped"),
     # Encoding 10**9 shared items stops at the 2,000,000-item cap, or at the deadline if slower.
@@ -378,31 +381,6 @@ def _children(pid: int) -> set[int]:
     return found
 
 
-def _worker_processes() -> dict[int, tuple[set[int], int | None]]:
-    """Every process with a uid in the worker range (any process, when not root, as workers then keep
-    the grader's uid): its uids, and the grading process its worker named."""
-    low, high = uid_range()
-    found = {}
-    for status in Path("/proc").glob("[0-9]*/status"):
-        try:
-            lines = status.read_text().splitlines()
-            cmdline = (status.parent / "cmdline").read_bytes().split(b"\0")
-        except OSError:
-            continue
-        uids = {int(uid) for line in lines if line.startswith("Uid:") for uid in line.split()[1:]}
-        if AS_ROOT and not any(low <= uid <= high for uid in uids):
-            continue
-        parent = None
-        args = [arg for arg in cmdline if arg]
-        if args and args[-1].startswith(b"{"):
-            try:  # a worker (and every fork of one) carries its settings, with its grading process's pid
-                parent = json.loads(args[-1]).get("grade_pid")
-            except (ValueError, AttributeError):
-                pass
-        found[int(status.parent.name)] = (uids, parent)
-    return found
-
-
 class ProcessWatch:
     """Records this test's grading processes, and checks that nothing they started outlives them.
 
@@ -413,6 +391,7 @@ class ProcessWatch:
     def __init__(self, monkeypatch):
         self.grading_pids: set[int] = set()
         self.children_before = _children(os.getpid())
+        self.since = processes.now()
         watch, original = self, subprocess.Popen
 
         class RecordingPopen(original):
@@ -423,9 +402,22 @@ class ProcessWatch:
         monkeypatch.setattr(subprocess, "Popen", RecordingPopen)
 
     def survivors(self) -> dict[int, set[int]]:
-        """Processes of the worker uids (pid: uids) that a grading process of this test started."""
-        return {pid: uids for pid, (uids, parent) in _worker_processes().items()
-                if parent in self.grading_pids}
+        """Processes of the worker uids (pid: uids) that a grading process of this test started.
+
+        As root, any process of a worker uid that started since this test began counts, whatever
+        it runs now; a worker's own command line (or a fork's) also names its grading process.
+        Without root workers keep the grader's uid, so only that name tells them from the rest.
+        """
+        low, high = uid_range()
+        found = {}
+        for process in processes.live_processes():
+            ours = process.settings.get("grade_pid") in self.grading_pids
+            if AS_ROOT:
+                in_range = any(low <= uid <= high for uid in process.uids)
+                ours = in_range and (ours or process.started >= self.since)
+            if ours:
+                found[process.pid] = set(process.uids)
+        return found
 
     def assert_nothing_left(self):
         """(d): no worker process of this test's grades is alive, and this test has its old children."""

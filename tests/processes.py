@@ -1,0 +1,54 @@
+"""The live processes the kit's own tests look at for leftovers: their uids, start time and worker settings.
+
+A leftover is found by what it cannot shed: its uid and when it started. A worker's command line
+also names the process that started it, but a process that escaped and exec'd another program
+(`/bin/sleep`, say) has a command line of its own choosing, so that is only a further clue.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class Process:
+    """One live process, as /proc shows it."""
+
+    pid: int
+    uids: frozenset[int]
+    """Its real, effective, saved and filesystem uids."""
+    started: int
+    """When it started, in clock ticks since boot (/proc/PID/stat's starttime)."""
+    settings: dict
+    """A worker's settings from its command line (naming its grading process), else empty."""
+
+
+def now() -> int:
+    """The time now in the units of Process.started: clock ticks since boot."""
+    return int(float(Path("/proc/uptime").read_text().split()[0]) * os.sysconf("SC_CLK_TCK"))
+
+
+def live_processes() -> list[Process]:
+    """Every process this one may look at; those that end while being read are left out."""
+    found = []
+    for folder in Path("/proc").glob("[0-9]*"):
+        try:
+            status = (folder / "status").read_text().splitlines()
+            stat = (folder / "stat").read_text().rsplit(")", 1)[1].split()
+            args = [arg for arg in (folder / "cmdline").read_bytes().split(b"\0") if arg]
+        except (OSError, IndexError):
+            continue
+        uids = frozenset(int(uid) for line in status if line.startswith("Uid:") for uid in line.split()[1:])
+        settings = {}
+        if args and args[-1].startswith(b"{"):
+            try:
+                loaded = json.loads(args[-1])
+            except ValueError:
+                loaded = None
+            settings = loaded if isinstance(loaded, dict) else {}
+        # stat's fields after the name: the state is field 3, so starttime (field 22) is the 20th.
+        found.append(Process(int(folder.name), uids, int(stat[19]), settings))
+    return found
