@@ -8,8 +8,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from grader.catalog import PUBLIC_CHECKS, Exercise, Kit, KitError
+from grader.failures import FailureKind
 from grader.mutants import MUTANTS_FILE, Mutant, load_mutants, write_mutant
-from grader.outcomes import Outcome, Status
+from grader.outcomes import Status
 from grader.runner import StopAt, grade, in_parallel
 from grader.submission import Submission
 
@@ -133,16 +134,23 @@ def mutant_problems(mutant: Mutant, seed: int, report: dict) -> list[str]:
     if mutant.caught_by:
         problems = []
         for check in mutant.caught_by:
-            outcomes = {test["outcome"] for test in lost if _function(test) == check}
-            if not outcomes:
+            failed = [test for test in lost if _function(test) == check]
+            if not failed:
                 problems.append(f"{where}: {check}, in its caught_by, did not fail")
-            elif outcomes == {Outcome.TIMEOUT} and not mutant.deadline:
+            elif not any(map(_caught, failed)) and not mutant.deadline:
                 problems.append(f"{where}: {check}, in its caught_by, failed {timing_out}; if only a deadline "
                                 "can catch this mistake, say why in the mutant's 'deadline'")
         return problems
-    if all(test["outcome"] == Outcome.TIMEOUT for test in lost):
+    if not any(map(_caught, lost)):
         return [f"{where} lost points {timing_out}"]
     return []
+
+
+def _caught(test: dict) -> bool:
+    """Whether a check that lost points caught the mistake itself: not by a deadline, by waiting on a
+    check that failed, or by being left unrun once another check had caught it."""
+    kind = (test.get("failure") or {}).get("kind")
+    return kind not in (FailureKind.TIMEOUT, FailureKind.WAITING, FailureKind.ERROR)
 
 
 def _lost(report: dict) -> list[str]:

@@ -131,6 +131,25 @@ def test_a_caught_by_check_that_only_times_out_does_not_catch_unless_the_deadlin
     assert "✓ ex01" in result.stdout
 
 
+def _lost(name: str, kind: str) -> dict:
+    return {"id": f"checks/test_hidden.py::{name}", "score": 0.0, "max_score": 1.0, "failure": {"kind": kind}}
+
+
+@pytest.mark.parametrize("caught_by", [(), ("test_slow",)])
+def test_a_check_that_only_waits_on_a_timed_out_one_does_not_catch_either(caught_by):
+    """A check gated on one that timed out fails by waiting: no more proof than the deadline itself."""
+    from grader.mutants import Mutant
+    from grader.validation import mutant_problems
+
+    report = {"tests": [_lost("test_slow", "timeout"), _lost("test_gated", "waiting")]}
+    mutant = Mutant("slow", "slow", (), caught_by)
+    assert "only by timing out" in " ".join(mutant_problems(mutant, 1, report))
+    report["tests"].append(_lost("test_value", "assertion"))
+    if not caught_by:
+        assert mutant_problems(mutant, 1, report) == []
+    assert mutant_problems(Mutant("slow", "slow", (), ("test_slow",), deadline="only slower"), 1, report) == []
+
+
 def test_grade_mutant_grades_it_as_a_student_with_that_mistake(toy_kit):
     _write(toy_kit, GOOD)
     result = run_grade("ex01", "--mutant", "pair_as_list", "--output", "-", cwd=toy_kit.root)
