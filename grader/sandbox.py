@@ -15,6 +15,7 @@ from grader.failures import (
     rebuild_exception,
 )
 from grader.isolation import PYTHON_MINOR, SandboxError, choose_interpreter
+from grader.namespaces import namespaces_held
 from grader.reaper import linux_mechanisms
 from grader.worker_process import Reply, SandboxSettings, SandboxWorker, join_output
 
@@ -228,6 +229,8 @@ class Sandbox:
             # Whether processes that escape a worker (setsid, double fork) are found and killed: by
             # uid as root; otherwise only as a child subreaper's orphans, which needs Linux.
             "escapees_killed": self.drop_privileges or linux_mechanisms(),
+            # Which namespaces of its own the worker ran in, as it said before student code ran.
+            "namespaces": namespaces_held(self.hello.get("confinement") or {}) if self.hello else {},
             "warning": self.warning,
         }
 

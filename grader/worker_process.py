@@ -23,11 +23,13 @@ from grader.isolation import (
     open_memory_cgroup,
     remove_leftovers,
 )
+from grader.namespaces import Confinement, Launch, linux_namespaces_possible
 from grader.reaper import kill_children, linux_mechanisms
 from grader.source_map import SourceMap
 
-# The worker's script and the wire format it imports, copied into each worker's home.
-WORKER_FILES = (Path(wire.__file__).with_name("worker.py"), Path(wire.__file__))
+# The worker's script and what it loads beside it (the wire format, tracing), copied into each worker's home.
+WORKER_FILES = (Path(wire.__file__).with_name("worker.py"), Path(wire.__file__),
+                Path(wire.__file__).with_name("worker_trace.py"))
 # Importing runs student code at module level; it gets its own generous deadline.
 IMPORT_TIMEOUT = 10.0
 # Output files over this size hit RLIMIT_FSIZE; the reply only ever carries 64 KiB of them.
@@ -37,6 +39,10 @@ OPEN_FILES_LIMIT = 256
 # Processes and threads per worker uid: room for a little threading, not for a fork bomb. Each
 # process may use memory_mb, so this also bounds a worker's memory to PROCESS_LIMIT x memory_mb.
 PROCESS_LIMIT = 16
+# How long a worker seen to end may take to pass its exit status on (see close).
+END_GRACE = 1.0
+# GRADE_NAMESPACES=off starts workers without namespaces of their own: for measuring what they cost.
+NAMESPACES_ENV = "GRADE_NAMESPACES"
 
 
 @dataclass(frozen=True)
@@ -125,6 +131,11 @@ class SandboxWorker:
         os.chmod(work, 0o700)
         if self.lease:
             self.cgroup = open_memory_cgroup(self.lease.uid, settings.memory_mb)
+        uid, gid = (self.lease.uid, self.lease.gid) if self.lease else (None, None)
+        procs = self.cgroup.path / "cgroup.procs" if self.cgroup is not None else None
+        confinement = None
+        if linux_namespaces_possible() and os.environ.get(NAMESPACES_ENV, "on") != "off":
+            confinement = Confinement.for_worker(self.home, work, interpreter, uid, gid, procs)
         request_r, self.request_w = os.pipe()
         self.reply_r, reply_w = os.pipe()
         limits = {"as": settings.memory_mb * 2**20, "fsize": FILE_SIZE_LIMIT, "nofile": OPEN_FILES_LIMIT, "core": 0}
@@ -132,8 +143,11 @@ class SandboxWorker:
             # RLIMIT_NPROC counts every process of the uid; only a dedicated uid makes it per worker.
             limits["nproc"] = PROCESS_LIMIT
         worker_settings = {"module": settings.module, "functions": list(settings.functions),
-                           "limits": limits, "parent_pid": os.getpid(), "grade_pid": settings.owner_pid,
-                           "linux": linux_mechanisms()}
+                           "limits": limits, "linux": linux_mechanisms(),
+                           # Which grade a worker belongs to, for the kit's tests that look for leftovers.
+                           "parent_pid": os.getpid(), "grade_pid": settings.owner_pid,
+                           # Checked by the worker: in a root of its own, the grade's files are out of sight.
+                           "outside": str(settings.source_dir)}
         # A clean environment: nothing of the grader's (tokens, paths) reaches student code.
         env = {
             "PATH": "/usr/local/bin:/usr/bin:/bin",
@@ -144,6 +158,10 @@ class SandboxWorker:
             "PYTHONDONTWRITEBYTECODE": "1",
             "PYTHONIOENCODING": "utf-8",
         }
+        # On Linux the launch (namespaces.Launch) joins the cgroup and drops the uid itself, after
+        # the namespaces, which need the grader's privileges; elsewhere subprocess drops the uid.
+        launch = Launch(confinement, uid, gid, procs) if linux_mechanisms() else None
+        drop = self.lease is not None and launch is None
         with open(self.boot_log, "wb") as boot_log:
             self.process = subprocess.Popen(
                 # -s: no user site; -P: nothing prepended to sys.path. Not -I/-E, which drop PYTHONHASHSEED.
@@ -155,14 +173,15 @@ class SandboxWorker:
                 cwd=work,
                 env=env,
                 start_new_session=True,
-                user=self.lease.uid if self.lease else None,
-                group=self.lease.gid if self.lease else None,
-                extra_groups=[] if self.lease else None,
+                preexec_fn=launch,
+                user=uid if drop else None,
+                group=gid if drop else None,
+                extra_groups=[] if drop else None,
             )
         self.live_workers.add(self.process.pid)
         os.close(request_r)
         os.close(reply_w)
-        if self.cgroup is not None:
+        if self.cgroup is not None and launch is None:
             try:
                 self.cgroup.add(self.process.pid)
             except OSError:
@@ -255,7 +274,7 @@ class SandboxWorker:
             self.close()
             raise StudentFailure(Failure(FailureKind.TIMEOUT, call=what, limit_s=timeout)) from None
         except (EOFError, BrokenPipeError):
-            returncode = self.close()
+            returncode = self.close(ended=True)
             if self.out_of_memory:
                 raise StudentFailure(Failure(FailureKind.MEMORY, call=what, limit_mb=self.settings.memory_mb)) from None
             raise StudentFailure(ended(returncode, what)) from None
@@ -266,9 +285,16 @@ class SandboxWorker:
             self.close()
             raise
 
-    def close(self) -> int | None:
-        """Kill the worker and everything it started; return its exit status."""
+    def close(self, ended: bool = False) -> int | None:
+        """Kill the worker and everything it started; return its exit status.
+
+        `ended`: the worker was seen to end; in namespaces its status reaches the launch's waiter a
+        moment later, through process 1, and a kill before then would replace it with SIGKILL.
+        """
         returncode = None
+        if self.process is not None and ended:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.process.wait(timeout=END_GRACE)
         if self.process is not None:
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(self.process.pid, signal.SIGKILL)

@@ -34,6 +34,20 @@ def memory_cgroups_work() -> bool:
     return True
 
 
+def namespaces_work(uid: int | None = None) -> bool:
+    """Whether `uid` (default: this process's) may give a process the namespaces a worker gets:
+    tried with util-linux's unshare, inside a user namespace unless the uid is root."""
+    uid = os.geteuid() if uid is None else uid
+    command = ["unshare", "--net", "--ipc", "--mount", "--pid", "--fork", "true"]
+    if uid != 0:
+        command.insert(1, "--user")
+    switch = {"user": uid, "group": uid, "extra_groups": []} if uid != os.geteuid() else {}
+    try:
+        return subprocess.run(command, capture_output=True, timeout=30, **switch).returncode == 0
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+
+
 @pytest.fixture(scope="session")
 def schema_validator():
     """Validates a native report (or a summary) against the schema shipped in the package."""

@@ -52,3 +52,18 @@ def live_processes() -> list[Process]:
         # stat's fields after the name: the state is field 3, so starttime (field 22) is the 20th.
         found.append(Process(int(folder.name), uids, int(stat[19]), settings))
     return found
+
+
+def descendants(pid: int) -> list[int]:
+    """Every live process below `pid`, parents before their children (from /proc's children lists)."""
+    found, queue = [], [pid]
+    while queue:
+        parent = queue.pop(0)
+        for tasks in Path(f"/proc/{parent}/task").glob("*/children"):
+            try:
+                children = [int(child) for child in tasks.read_text().split()]
+            except OSError:  # ended while being read
+                continue
+            found += children
+            queue += children
+    return found

@@ -30,6 +30,7 @@ import random
 import re
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import textwrap
@@ -48,7 +49,7 @@ from grader.scoring import MESSAGE_CAP
 from grader.isolation import SandboxError, UidLease, uid_range
 from grader.worker_process import IMPORT_TIMEOUT
 from tests import processes
-from tests.conftest import REPO, TOY_KIT, memory_cgroups_work
+from tests.conftest import REPO, TOY_KIT, memory_cgroups_work, namespaces_work
 
 HOSTILE = Path(__file__).resolve().parent / "hostile"
 AS_ROOT = os.geteuid() == 0
@@ -159,6 +160,7 @@ ATTACKS = [
     Attack("own_conftest_and_pytest.py", 0, (), (FAILED,), extra="_conftest_and_pytest_inert"),
     Attack("litter_shared_tmp.py", 8, ALL, (), status="pass", root_only=True, extra="_no_litter"),
     Attack("leave_ipc_behind.py", 8, ALL, (), status="pass", root_only=True, extra="_no_ipc_left"),
+    Attack("send_inputs_over_the_network.py", 8, ALL, (), status="pass", extra="_nothing_reached_the_host"),
 ]
 
 # Holes that stay open where the grader cannot reach what closes them.
@@ -168,6 +170,11 @@ if not memory_cgroups_work():
         "without a memory cgroup (root and a mounted memory controller), memory_mb is RLIMIT_AS, which "
         "bounds each process, and every forked child gets its own: one worker can hold PROCESS_LIMIT x "
         "memory_mb"))
+
+if not namespaces_work():
+    HOLES["send_inputs_over_the_network.py"] = (SecretLeaked, (
+        "without a network namespace (Linux, and root or an unprivileged user namespace) the worker "
+        "shares the machine's network, loopback included"))
 
 # -- the further checks that the table names -----------------------------------------------------
 
@@ -216,13 +223,20 @@ def _environment_is_the_workers(report, ctx):
         raise SecretLeaked("the worker read the grading process's /proc/<pid>/environ")
 
 
+def _denial(report) -> str:
+    """How a worker is kept from the machine's files: in a root of its own they are not there at all."""
+    private_root = report["environment"]["sandbox"]["namespaces"].get("mnt")
+    return "FileNotFoundError" if private_root else "PermissionError"
+
+
 def _every_secret_denied(report, ctx):
     output = _public(report, "add of two small numbers")["output"]
     if "SUMMARY READ 0 " not in output:
         raise SecretLeaked(f"the worker read a secret file: {output}")
     for target in ctx["targets"]:
-        assert f"DENIED PermissionError {target}" in output, output
-    assert "/pytest/checks/test_hidden.py" in output  # the run folders' copies were tried too
+        assert f"DENIED {_denial(report)} {target}" in output, output
+    # The run folders' copies were tried too; in a root of its own the worker cannot even list them.
+    assert ("/pytest/checks/test_hidden.py" in output) != (_denial(report) == "FileNotFoundError"), output
 
 
 def _no_report_rewritten(report, ctx):
@@ -232,7 +246,10 @@ def _no_report_rewritten(report, ctx):
     output = _public(report, "add of two small numbers")["output"]
     if "SUMMARY WROTE 0 " not in output:
         raise SecretLeaked(f"the worker rewrote a file it must not reach: {output}")
-    assert "DENIED PermissionError kit report" in output and "DENIED PermissionError grading run" in output
+    denied = _denial(report)
+    assert f"DENIED {denied} kit report" in output
+    # In a root of its own the worker finds no run folder to try.
+    assert (f"DENIED {denied} grading run" in output) != (denied == "FileNotFoundError"), output
 
 
 def _conftest_and_pytest_inert(report, ctx):
@@ -248,6 +265,15 @@ def _no_litter(report, ctx):
             for path in Path(folder).glob(f"minimax-kit-hostile-litter-{ctx['token']}-*")]
     if left:
         raise FilesLeftBehind(f"files of the worker uid outlived the grade: {sorted(map(str, left))}")
+
+
+def _nothing_reached_the_host(report, ctx):
+    listener = ctx["listener"]
+    listener.stop()
+    if listener.received:
+        raise SecretLeaked(f"the worker sent {len(listener.received)} messages to the machine's loopback: "
+                           f"{listener.received[:3]}")
+    assert report["environment"]["sandbox"]["namespaces"]["net"] is True
 
 
 def _no_ipc_left(report, ctx):
@@ -323,7 +349,41 @@ def _substitute(source: str, ctx: dict) -> str:
     source = source.replace('"@TARGETS@"', repr([str(target) for target in ctx["targets"]]))
     for key in ("KIT_ROOT", "MARKER", "TOKEN"):
         source = source.replace(f"@{key}@", str(ctx[key.lower()]))
+    if "@PORT@" in source:
+        ctx["listener"] = Listener()
+        source = source.replace("@PORT@", str(ctx["listener"].port))
     return source
+
+
+class Listener:
+    """A server on the machine's loopback that keeps whatever any connection sends it."""
+
+    def __init__(self):
+        self.socket = socket.create_server(("127.0.0.1", 0))
+        self.socket.settimeout(0.1)
+        self.port = self.socket.getsockname()[1]
+        self.received: list[bytes] = []
+        self.running = True
+        self.thread = threading.Thread(target=self._serve, daemon=True)
+        self.thread.start()
+
+    def _serve(self):
+        while self.running:
+            try:
+                connection, _ = self.socket.accept()
+            except TimeoutError:
+                continue
+            with connection:
+                connection.settimeout(1)
+                try:
+                    self.received.append(connection.recv(65536))
+                except OSError:
+                    self.received.append(b"")
+
+    def stop(self):
+        self.running = False
+        self.thread.join()
+        self.socket.close()
 
 
 def _constants(source: str) -> dict:

@@ -12,7 +12,7 @@ GRADER = Path(__file__).resolve().parent.parent / "grader"
 # The layers of docs/modules.md, from the bottom up.
 LAYERS = [
     {"outcomes", "wire", "reaper", "run_files", "catalog", "source_map"},
-    {"failures", "isolation", "submission", "notebook", "tracing", "mutants", "shards"},
+    {"failures", "isolation", "namespaces", "submission", "notebook", "tracing", "mutants", "shards"},
     {"worker_process", "sandbox", "scoring", "formats", "item_analysis"},
     {"plugin", "proxy", "runner"},
     {"validation", "mutation", "export", "batch", "class_report", "scaffold", "play", "watch", "display",
@@ -21,7 +21,7 @@ LAYERS = [
 ]
 LAYER = {name: depth for depth, names in enumerate(LAYERS) for name in names}
 # The worker script runs apart, in the worker process, and may import only the wire format.
-APART = {"worker": {"wire"}}
+APART = {"worker": {"wire", "worker_trace"}, "worker_trace": {"wire"}}
 
 
 def _grader_imports(path: Path) -> set[str]:

@@ -15,6 +15,7 @@ from grader import runner, submission
 from grader.catalog import Kit, KitError
 from grader.runner import StopAt, grade
 from grader.submission import Submission, SubmissionProblem, derive_seed, prepare_submission
+from grader.worker_process import NAMESPACES_ENV
 from tests.conftest import TOY_KIT
 
 GOOD = "def add(a, b):\n    return a + b\n"
@@ -111,16 +112,19 @@ def test_as_root_checks_and_solutions_become_owner_only(toy_kit):
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="secrets are protected only when grading as root")
-def test_as_root_a_submission_cannot_open_the_hidden_checks_or_solutions(tmp_path):
+@pytest.mark.parametrize("namespaces, denied", [("off", "PermissionError"), ("on", "FileNotFoundError")])
+def test_as_root_a_submission_cannot_open_the_hidden_checks_or_solutions(tmp_path, monkeypatch, namespaces, denied):
+    """Owner-only to the worker's uid; in a root of its own, not there at all."""
+    monkeypatch.setenv(NAMESPACES_ENV, namespaces)
     # A world-readable kit in a world-traversable place, as a fresh clone would be.
     place = Path(tempfile.mkdtemp(prefix="minimax-kit-open-"))
     try:
-        _snoop_on_a_world_readable_kit(place, tmp_path)
+        _snoop_on_a_world_readable_kit(place, tmp_path, denied)
     finally:
         shutil.rmtree(place)
 
 
-def _snoop_on_a_world_readable_kit(place: Path, tmp_path: Path) -> None:
+def _snoop_on_a_world_readable_kit(place: Path, tmp_path: Path, denied: str) -> None:
     os.chmod(place, 0o755)
     kit = Kit(place / "kit")
     shutil.copytree(TOY_KIT, kit.root, ignore=shutil.ignore_patterns("reports", "__pycache__"))
@@ -144,7 +148,7 @@ def _snoop_on_a_world_readable_kit(place: Path, tmp_path: Path) -> None:
     report = grade(kit, kit.resolve("ex01"), Submission(snoop, "snoop.py"), seed=1)
     output = report["tests"][0]["output"]
     assert report["tests"][0]["name"] == "add of two small numbers"
-    assert output.count("DENIED PermissionError") == 3 and "READ" not in output
+    assert output.count(f"DENIED {denied}") == 3 and "READ" not in output
 
 
 def _add_check(kit, source: str) -> None:

@@ -21,6 +21,8 @@ import pytest
 from grader.failures import FailureKind, ImportFailed, StudentFailure, StudentRaised, describe_signal, ended
 from grader.isolation import SandboxError, choose_interpreter, own_memory_cgroup, uid_range
 from grader.sandbox import Sandbox, SandboxSettings
+from grader.worker_process import NAMESPACES_ENV
+from tests import processes
 from tests.conftest import memory_cgroups_work
 
 
@@ -44,6 +46,12 @@ def echo(*args, **kwargs):
 
 def pid():
     return os.getpid()
+
+# Which worker answers: each import draws its own (a pid inside a PID namespace is always 2).
+INSTANCE = os.urandom(8).hex()
+
+def instance():
+    return INSTANCE
 
 def python_loop():
     while True:
@@ -173,6 +181,16 @@ def call(box: Sandbox, name: str, *args, timeout: float = 5.0, **kwargs):
     return box.call(name, args, kwargs, timeout=timeout).value
 
 
+def worker_processes(box: Sandbox) -> list[int]:
+    """The current worker's processes as this process sees them: the one it started, and all below it.
+
+    In namespaces that is the launch's waiter, process 1 of the worker's PID namespace, then the
+    worker and what it forked; pids the worker names are its namespace's, which mean nothing here.
+    """
+    started = box._worker.process.pid
+    return [started, *processes.descendants(started)]
+
+
 def test_a_call_returns_the_plain_value(sandbox):
     assert call(sandbox, "add", 2, 3) == 5
     assert call(sandbox, "echo", (1, 2), key={"a": (3,)}) == [[(1, 2)], {"key": {"a": (3,)}}]
@@ -227,22 +245,23 @@ def test_every_builtin_exception_comes_back_as_a_raised_failure(sandbox):
 
 @pytest.mark.parametrize("name, raised", [("exits", "SystemExit"), ("interrupted", "KeyboardInterrupt")])
 def test_base_exceptions_end_only_the_call(sandbox, name, raised):
-    before = call(sandbox, "pid")
+    before = call(sandbox, "instance")
     with fails(FailureKind.RAISED, f"your code raised {raised}"):
         call(sandbox, name)
-    assert call(sandbox, "pid") == before
+    assert call(sandbox, "instance") == before
 
 
 @pytest.mark.parametrize("name", ["python_loop", "c_loop", "stubborn_loop"])
 def test_a_call_past_its_deadline_is_killed_and_the_next_gets_a_fresh_worker(sandbox, name):
-    before = call(sandbox, "pid")
+    before, processes = call(sandbox, "instance"), worker_processes(sandbox)
     started = time.monotonic()
     with fails(FailureKind.TIMEOUT, f"{name} did not return within 0.5 s") as caught:
         call(sandbox, name, timeout=0.5)
     assert time.monotonic() - started < 3
     assert (caught.value.failure.call, caught.value.failure.limit_s) == (name, 0.5)
-    assert call(sandbox, "pid") != before
-    assert not Path(f"/proc/{before}").exists() or "Z" in Path(f"/proc/{before}/stat").read_text().split()[2]
+    assert call(sandbox, "instance") != before
+    for pid in processes:
+        assert not Path(f"/proc/{pid}").exists() or "Z" in Path(f"/proc/{pid}/stat").read_text().split()[2]
 
 
 def test_timeouts_cannot_be_caught_by_a_broad_except(sandbox):
@@ -341,11 +360,13 @@ def add(a, b):
 def crash():
     os._exit(1)
 
-def pid():
-    return os.getpid()
+INSTANCE = os.urandom(8).hex()
+
+def instance():
+    return INSTANCE
 
 print("add(2, 3) is", add(2, 3))
-print("worker", os.getpid(), file=sys.stderr)
+print("worker", INSTANCE, file=sys.stderr)
 '''
 
 
@@ -354,13 +375,13 @@ def test_what_the_module_prints_at_import_is_kept_apart_from_the_calls(tmp_path)
     try:
         assert box.import_output is None  # nothing imported yet
         box.start()
-        first_pid = box.call("pid", (), {}, timeout=5)
+        first_pid = box.call("instance", (), {}, timeout=5)
         assert first_pid.output == ""  # the first call does not inherit what the import printed
         assert box.import_output == f"add(2, 3) is 5\nworker {first_pid.value}\n"
         with pytest.raises(StudentFailure):
             call(box, "crash")
         # A fresh worker imported the module again and printed its own pid; the first import's output stays.
-        assert call(box, "pid") != first_pid.value
+        assert call(box, "instance") != first_pid.value
         assert box.import_output == f"add(2, 3) is 5\nworker {first_pid.value}\n"
     finally:
         box.close()
@@ -394,13 +415,20 @@ def test_as_root_the_worker_runs_as_a_group_less_unprivileged_uid(sandbox):
 
 
 @as_root
-def test_as_root_the_worker_cannot_read_owner_only_files(sandbox, tmp_path):
+@pytest.mark.parametrize("namespaces, denied", [("off", PermissionError), ("on", FileNotFoundError)])
+def test_as_root_the_worker_cannot_read_owner_only_files(tmp_path, monkeypatch, namespaces, denied):
+    """By its uid alone the file is unreadable; in a root of its own it is not there at all."""
+    monkeypatch.setenv(NAMESPACES_ENV, namespaces)
+    box = make_sandbox(tmp_path)
     secret_dir = tmp_path / "secret"
     secret_dir.mkdir(mode=0o700)
     (secret_dir / "test_hidden.py").write_text("EXPECTED = 42\n")
     os.chmod(secret_dir, 0o700)
-    with pytest.raises(PermissionError):
-        call(sandbox, "read", str(secret_dir / "test_hidden.py"))
+    try:
+        with pytest.raises(denied):
+            call(box, "read", str(secret_dir / "test_hidden.py"))
+    finally:
+        box.close()
 
 
 def _runs_as_a_worker_uid(interpreter: str) -> bool:
@@ -476,15 +504,20 @@ def test_as_root_an_interpreter_in_an_owner_only_folder_takes_the_fallback(open_
 
 
 @as_root
-def test_as_root_processes_that_escaped_with_setsid_die_with_the_worker(tmp_path):
+@pytest.mark.parametrize("namespaces", ["off", "on"])
+def test_as_root_processes_that_escaped_with_setsid_die_with_the_worker(tmp_path, monkeypatch, namespaces):
+    """Killed by uid without namespaces; with them, also as the worker's PID namespace ends."""
+    monkeypatch.setenv(NAMESPACES_ENV, namespaces)
     box = make_sandbox(tmp_path)
-    escaper = call(box, "spawn_escaper")
-    assert Path(f"/proc/{escaper}").exists()
+    call(box, "spawn_escaper")
+    uid = box.uid
+    escapers = [process.pid for process in processes.live_processes() if uid in process.uids]
+    assert len(escapers) >= 2  # the worker and the escaper, at least
     box.close()
     deadline = time.monotonic() + 5
-    while Path(f"/proc/{escaper}").exists() and time.monotonic() < deadline:
+    while any(Path(f"/proc/{pid}").exists() for pid in escapers) and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert not Path(f"/proc/{escaper}").exists()
+    assert not any(Path(f"/proc/{pid}").exists() for pid in escapers)
 
 
 needs_cgroup = pytest.mark.skipif(not memory_cgroups_work(),
@@ -493,10 +526,10 @@ needs_cgroup = pytest.mark.skipif(not memory_cgroups_work(),
 
 @needs_cgroup
 def test_as_root_the_worker_and_its_children_share_one_memory_cgroup(sandbox):
-    worker = call(sandbox, "pid")
-    group = next(line for line in Path(f"/proc/{worker}/cgroup").read_text().splitlines()
-                 if "memory" in line.split(":")[1] or line.startswith("0::"))
-    assert group.endswith(f"/minimax-kit-{sandbox.uid}")
+    for pid in worker_processes(sandbox):
+        group = next(line for line in Path(f"/proc/{pid}/cgroup").read_text().splitlines()
+                     if "memory" in line.split(":")[1] or line.startswith("0::"))
+        assert group.endswith(f"/minimax-kit-{sandbox.uid}")
     folder = own_memory_cgroup() / f"minimax-kit-{sandbox.uid}"
     assert folder.is_dir() and sandbox.environment()["memory_cgroup"] is True
     sandbox.close()
@@ -535,18 +568,20 @@ def test_a_worker_dies_with_its_grading_process(tmp_path):
         from grader.sandbox import Sandbox, SandboxSettings
         box = Sandbox(SandboxSettings(module="mod.py", functions=("pid",), source_dir=Path({str(folder)!r}),
                                       memory_mb=256, cpu_seconds=60, hash_seed=0))
-        print(box.call("pid", (), {{}}, timeout=5).value, flush=True)
+        box.call("pid", (), {{}}, timeout=5)
+        print(box._worker.process.pid, flush=True)
         time.sleep(600)
     """)
     grading = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
-    worker = int(grading.stdout.readline())
-    assert Path(f"/proc/{worker}").exists()
+    started = int(grading.stdout.readline())
+    workers = [started, *processes.descendants(started)]
+    assert all(Path(f"/proc/{pid}").exists() for pid in workers)
     grading.send_signal(signal.SIGKILL)
     grading.wait()
     deadline = time.monotonic() + 5
-    while Path(f"/proc/{worker}").exists() and time.monotonic() < deadline:
+    while any(Path(f"/proc/{pid}").exists() for pid in workers) and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert not Path(f"/proc/{worker}").exists()
+    assert not any(Path(f"/proc/{pid}").exists() for pid in workers)
 
 
 @as_root

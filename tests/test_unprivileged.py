@@ -26,7 +26,7 @@ from pathlib import Path
 import pytest
 
 from grader.isolation import choose_interpreter, uid_range
-from tests.conftest import TOY_KIT
+from tests.conftest import TOY_KIT, namespaces_work
 
 AS_ROOT = os.geteuid() == 0
 # Libraries the grading process imports (pytest and its plugins, rich), found where this
@@ -187,6 +187,9 @@ def test_an_ordinary_user_grades_as_itself_with_no_warning(layout, nothing_left,
     assert sandbox["privileges_dropped"] is False and sandbox["uid"] == layout[0]
     assert sandbox["memory_cgroup"] is False
     assert sandbox["escapees_killed"] is True  # by the reaper, on Linux
+    # Where the kernel lets an ordinary user have a user namespace, the worker gets its others inside one.
+    expected = namespaces_work(layout[0])
+    assert sandbox["namespaces"] == dict.fromkeys(("net", "ipc", "mnt", "pid"), expected)
     # Nothing was weakened: an ordinary user has no privileges to drop, so there is no warning.
     assert sandbox["warning"] is None and "warning" not in result.stderr
     assert report["score"] == report["max_score"] == 8, result.stdout
