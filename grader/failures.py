@@ -86,10 +86,17 @@ class Failure:
         """The outcome this failure gives its check."""
         return OUTCOMES[self.kind]
 
+    def shown_signal(self, public: bool) -> str | None:
+        """The signal a check of that visibility may name: a hidden one names only those a limit or a
+        crash sends, since student code may kill its own process with any signal it likes."""
+        if public or self.signal is None or self.signal in SIGNAL_WORDS:
+            return self.signal
+        return "another signal"
+
     def facts(self, public: bool) -> dict:
         """The report's `failure` field: the kind and the facts a check of that visibility may show."""
         facts = {"kind": str(self.kind), "call": self.call, "limit_s": self.limit_s, "limit_mb": self.limit_mb,
-                 "signal": self.signal, "exit_status": self.exit_status if public else None,
+                 "signal": self.shown_signal(public), "exit_status": self.exit_status if public else None,
                  "exception": self.exception}
         return {key: value for key, value in facts.items() if value is not None or key == "kind"}
 
@@ -104,14 +111,14 @@ class Failure:
         if self.kind is FailureKind.MEMORY:
             return f"{during}: the process running your code ran out of memory (limit {self.limit_mb} MB)"
         if self.kind is FailureKind.CRASH:
-            return f"the worker crashed during {during}: {describe_signal(self.signal)}"
+            return f"the worker crashed during {during}: {describe_signal(self.shown_signal(public))}"
         if self.kind is FailureKind.EXIT:
             if not public:
                 return f"the worker crashed during {during}: your code ended the process"
             return (f"the worker crashed during {during}: exited with status {self.exit_status} "
                     "(os._exit, or a crash of the interpreter)")
         if self.kind is FailureKind.BROKEN_CHANNEL:
-            return f"the worker broke the channel during {during}: {detail}"
+            return f"the worker broke the channel during {during}" + (f": {detail}" if detail else "")
         if self.kind is FailureKind.BAD_VALUE:
             return f"{during} returned {detail}"
         return detail or ""
@@ -138,8 +145,12 @@ def ended(returncode: int | None, call: str) -> Failure:
 
 
 def broken_channel(call: str, problem: str) -> Failure:
-    """The failure of a worker that broke the channel during `call`; `problem` is the grading side's own words."""
-    return Failure(FailureKind.BROKEN_CHANNEL, call=call, detail=problem, hidden_detail=problem)
+    """The failure of a worker that broke the channel during `call`; `problem` says how, for a public check only.
+
+    The grading side words the problem, but from the bytes student code wrote: a size it announced,
+    where its JSON went wrong. A hidden check says only that the channel broke, and during what.
+    """
+    return Failure(FailureKind.BROKEN_CHANNEL, call=call, detail=problem)
 
 
 class StudentFailure(BaseException):
@@ -195,22 +206,14 @@ class StudentError:
         """The student's own lines in the traceback, such as "alpha_beta.py line 30 in best_counter_bid"."""
         return ", ".join(f"{self._source().place(line)} in {func}" for line, func in self.lines)
 
-    def hidden_where(self) -> str:
-        """The lines a hidden check may show: numbers only, and only ones that exist in the file.
-
-        Type names, function names and line numbers all come from the student's process, which
-        knows the hidden inputs; a made-up class or code object could spell them out. Built-in
-        type names and the file's own line numbers carry no such message.
-        """
-        numbers = sorted({line for line, _ in self.lines if 1 <= line <= self.line_count})
-        if not numbers:
-            return ""
-        return self._source().places(numbers[:5])
-
     def hidden_message(self) -> str:
-        """What a failed hidden check may say about this exception."""
-        where = self.hidden_where()
-        return f"your code raised {self.builtin}" + (f" ({where})" if where else "")
+        """What a failed hidden check may say about this exception: its nearest built-in class, no more.
+
+        Type names, messages, function names and line numbers all come from the student's process,
+        which knows the hidden inputs: a made-up class or code object, or a file padded to any
+        length, could spell them out. Only the built-in class is shown, one of a fixed few.
+        """
+        return f"your code raised {self.builtin}"
 
     def failure(self, call: str) -> Failure:
         """This exception as a Failure of kind raised."""

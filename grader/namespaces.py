@@ -323,7 +323,7 @@ def _write(path: str, text: str) -> None:
 def namespaces_held(reported: dict) -> dict[str, bool]:
     """Which namespaces the worker runs in apart from the grading process, from the ids it reported.
 
-    The PID namespace counts only with its own /proc: the worker must see itself as process 1.
+    The PID namespace counts only with a /proc of its own, in which the worker finds itself.
     """
     held = {}
     for name in NAMESPACES:
@@ -332,6 +332,6 @@ def namespaces_held(reported: dict) -> dict[str, bool]:
         except OSError:
             own = None
         held[name] = bool(own) and type(reported.get(name)) is str and reported[name] != own
-    held["pid"] = held["pid"] and reported.get("proc_self") == "1"
+    held["pid"] = held["pid"] and reported.get("own_proc") is True
     held["mnt"] = held["mnt"] and reported.get("private_root") is True
     return held

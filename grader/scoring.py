@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import platform
 import sys
 
@@ -36,8 +38,16 @@ def _feedback(raw_test: dict | None) -> dict | None:
     return None
 
 
-def _duration(raw_test: dict | None) -> float:
-    return round(sum((raw_test or {}).get(stage, {}).get("duration", 0.0) for stage in STAGES), 4)
+# A hidden check's time is the student's to stretch: to the tenth of a second it would carry a
+# few bits of a hidden input; rounded up to whole seconds, log2(check_timeout + 1) at most.
+HIDDEN_DURATION_STEP_S = 1.0
+
+
+def _duration(raw_test: dict | None, hidden: bool) -> float:
+    seconds = sum((raw_test or {}).get(stage, {}).get("duration", 0.0) for stage in STAGES)
+    if hidden:
+        return float(math.ceil(seconds / HIDDEN_DURATION_STEP_S) * HIDDEN_DURATION_STEP_S)
+    return round(seconds, 4)
 
 
 def score_check(check: dict, raw_test: dict | None, blocked: tuple[FailureKind, str] | None) -> dict:
@@ -52,7 +62,7 @@ def score_check(check: dict, raw_test: dict | None, blocked: tuple[FailureKind, 
         "message": None,
         "failure": None,
         "output": None,
-        "duration_s": _duration(raw_test),
+        "duration_s": _duration(raw_test, check["visibility"] == "hidden"),
         "code": check.get("code"),
     }
     feedback = _feedback(raw_test)

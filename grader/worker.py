@@ -158,7 +158,7 @@ def _die_with_parent(linux):
 
 
 def _confinement(outside):
-    """Which namespaces this worker runs in, its /proc's self, and whether the grade's folder is out of sight."""
+    """Which namespaces this worker runs in, whether its /proc is its own, and whether the grade's folder is out of sight."""
 
     def link(path):
         try:
@@ -167,7 +167,8 @@ def _confinement(outside):
             return None
 
     found = {name: link(f"/proc/self/ns/{name}") for name in ("net", "ipc", "mnt", "pid")}
-    return {**found, "proc_self": link("/proc/self"), "private_root": not os.path.exists(outside)}
+    own_proc = link("/proc/self") == str(os.getpid())  # a /proc of its own PID namespace, not the machine's
+    return {**found, "own_proc": own_proc, "private_root": not os.path.exists(outside)}
 
 
 def _import_student(module_name, folder, module_path):

@@ -161,7 +161,14 @@ ATTACKS = [
     Attack("litter_shared_tmp.py", 8, ALL, (), status="pass", root_only=True, extra="_no_litter"),
     Attack("leave_ipc_behind.py", 8, ALL, (), status="pass", root_only=True, extra="_no_ipc_left"),
     Attack("send_inputs_over_the_network.py", 8, ALL, (), status="pass", extra="_nothing_reached_the_host"),
+    # Channels into a hidden check's entry; test_hidden_entries_carry_no_number_the_worker_chose grades each twice.
+    Attack("hidden_channel_frame_size.py", 1, PAIR, (CRASHED,), says="announced a 2,000,054,321-byte message"),
+    Attack("hidden_channel_json_position.py", 1, PAIR, (CRASHED,), says="line 54322 column 1"),
+    Attack("hidden_channel_raised_where.py", 1, PAIR, (FAILED,), says="toy.py line 54322 in raise_54321"),
+    Attack("hidden_channel_how_it_ended.py", 1, PAIR, (CRASHED, FAILED), says="exited with status 122"),
 ]
+# The number each hidden-channel attack spells, unless a test chooses another.
+NUMBER = 54321
 
 # Holes that stay open where the grader cannot reach what closes them.
 HOLES = {}
@@ -347,8 +354,10 @@ def open_kit():
 
 def _substitute(source: str, ctx: dict) -> str:
     source = source.replace('"@TARGETS@"', repr([str(target) for target in ctx["targets"]]))
-    for key in ("KIT_ROOT", "MARKER", "TOKEN"):
+    for key in ("KIT_ROOT", "MARKER", "TOKEN", "NUMBER"):
         source = source.replace(f"@{key}@", str(ctx[key.lower()]))
+    if "@PADDING@" in source:  # the file grows to NUMBER lines, so that line exists in it
+        source = source.replace("@PADDING@", "") + "\n" * ctx["number"]
     if "@PORT@" in source:
         ctx["listener"] = Listener()
         source = source.replace("@PORT@", str(ctx["listener"].port))
@@ -398,9 +407,10 @@ def _constants(source: str) -> dict:
     return values
 
 
-def lay_out(name: str, kit: Kit, tmp_path: Path) -> tuple[Path, dict]:
+def lay_out(name: str, kit: Kit, tmp_path: Path, number: int = NUMBER) -> tuple[Path, dict]:
     """Write the attack as toy.py (placeholders filled in), in a folder of its own; return it and the context."""
     ctx = {
+        "number": number,
         "kit": kit,
         "kit_root": kit.root,
         "marker": str(tmp_path / "imported"),  # as root, only the grading process could write here (0700)
@@ -694,6 +704,26 @@ def test_without_root_what_security_md_does_not_promise_indeed_does_not_hold(att
     assert_complete(report, validate_report)
     watch.assert_nothing_left()
     assert leaked.format(kit=open_kit.root, canary=canary) in json.dumps(report)
+
+
+CHANNELS = sorted(path.name for path in HOSTILE.glob("*.py") if "@NUMBER@" in path.read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("attack", CHANNELS, ids=[name.removesuffix(".py") for name in CHANNELS])
+def test_hidden_entries_carry_no_number_the_worker_chose(attack, open_kit, tmp_path):
+    """Graded with two different numbers, the attack's hidden entries are the same, in every field.
+
+    The public entries differ (a public check may show what the code said), which proves that
+    the number really was spelled out.
+    """
+    reports = []
+    for number in (4321, 98765):
+        path, _ = lay_out(attack, open_kit, tmp_path / str(number), number=number)
+        reports.append(run_grade(open_kit, path))
+    hidden = [[test for test in report["tests"] if test["visibility"] == "hidden"] for report in reports]
+    assert hidden[0] and hidden[0] == hidden[1]
+    public = [[test for test in report["tests"] if test["visibility"] == "public"] for report in reports]
+    assert public[0] != public[1]
 
 
 def test_every_attack_file_is_in_the_table():

@@ -101,11 +101,12 @@ def test_tag_dict(student):
     assert "{'n': 3} != {'n': 4}" in message and "-v" not in message
 
 
-def test_a_student_exception_in_a_hidden_check_shows_type_and_line_only(toy_kit, validate_report):
+def test_a_student_exception_in_a_hidden_check_shows_its_built_in_type_only(toy_kit, validate_report):
+    """Not its message, nor its lines: the student's process chooses both, and knows the hidden input."""
     source = OFF_BY_ONE.replace('return {"n": n}', 'raise KeyError(f"leaked {n}")')
     report = _grade_source(toy_kit, source, validate_report)
     tag = next(t for t in report["tests"] if t["name"] == "tag rejects a negative number")
-    assert tag["message"] == "your code raised KeyError (toy.py line 12)\nHint: A negative n is bad input."
+    assert tag["message"] == "your code raised KeyError\nHint: A negative n is bad input."
 
 
 # The exceptions students write most, each raised by add, which a public and a hidden check both call:
@@ -131,7 +132,7 @@ def test_a_plain_exception_is_reported_as_raised_in_public_and_hidden_checks(
     assert public["output"] == "secret-looking output 2 3\n"
     for hidden in (t for t in report["tests"] if t["name"].startswith("add of random")):
         assert hidden["failure"] == {"kind": "raised", "call": "add", "exception": hidden_name}
-        assert hidden["message"] == (f"your code raised {hidden_name} (toy.py line {line})\n"
+        assert hidden["message"] == (f"your code raised {hidden_name}\n"
                                      "Hint: add must work for any two integers.")
         assert hidden["output"] is None  # a hidden check never shows output: it can echo a hidden input
 
