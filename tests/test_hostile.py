@@ -43,6 +43,7 @@ from pathlib import Path
 
 import pytest
 
+from grader.batch import find_students, run_batch
 from grader.catalog import Kit
 from grader.runner import RUN_SLACK, Submission, grade
 from grader.scoring import MESSAGE_CAP
@@ -706,6 +707,42 @@ def test_without_root_what_security_md_does_not_promise_indeed_does_not_hold(att
     assert leaked.format(kit=open_kit.root, canary=canary) in json.dumps(report)
 
 
+def test_a_student_in_a_class_reaches_no_classmate_and_no_report(open_kit, watch):
+    """zoe, graded last in a world-readable class, lists, reads and imports what she can find: nothing.
+
+    Without a root of its own (GRADE_NAMESPACES=off) her worker reads the others' files, imports
+    a classmate's module and scores 8.
+    """
+    place = Path(tempfile.mkdtemp(prefix="minimax-kit-class-"))
+    try:
+        os.chmod(place, 0o755)
+        classroom, marks = place / "class", place / "marks"
+        for name, source in (("amy", TOY_KIT / "solutions" / "ex01_toy" / "toy.py"),
+                             ("bob", TOY_KIT / "solutions" / "ex01_toy" / "alt" / "plain.py")):
+            (classroom / name).mkdir(parents=True)
+            shutil.copyfile(source, classroom / name / "toy.py")
+        exercises = [open_kit.resolve("ex01")]
+        run_batch(open_kit, exercises, find_students(classroom), marks, jobs=2, force=False, seed=1,
+                  advance=lambda: None)
+        attack = (HOSTILE / "copy_a_classmate.py").read_text(encoding="utf-8")
+        (classroom / "zoe").mkdir()
+        (classroom / "zoe" / "toy.py").write_text(attack.replace("@CLASS@", str(classroom)).replace("@OUT@", str(marks)))
+        for folder, _, files in os.walk(place):  # as an instructor leaves them: world-readable
+            os.chmod(folder, 0o755)
+            for name in files:
+                os.chmod(os.path.join(folder, name), 0o644)
+        results, _ = run_batch(open_kit, exercises, find_students(classroom), marks, jobs=2, force=False, seed=1,
+                               advance=lambda: None)
+        zoe = results["zoe"]["ex01"]
+        output = _public(zoe, "add of two small numbers")["output"] or ""
+        if zoe["score"] or "REACHED listed 0 read 0 imported 0" not in output:
+            raise SecretLeaked(f"zoe reached her classmates' work and scored {zoe['score']}: {output}")
+        assert results["amy"]["ex01"]["score"] == results["bob"]["ex01"]["score"] == 8
+        watch.assert_nothing_left()
+    finally:
+        shutil.rmtree(place, ignore_errors=True)
+
+
 CHANNELS = sorted(path.name for path in HOSTILE.glob("*.py") if "@NUMBER@" in path.read_text(encoding="utf-8"))
 
 
@@ -728,7 +765,7 @@ def test_hidden_entries_carry_no_number_the_worker_chose(attack, open_kit, tmp_p
 
 def test_every_attack_file_is_in_the_table():
     listed = {attack.file for attack in ATTACKS} | {"attack_the_neighbour.py", "neighbour_victim.py",
-                                                    "read_stale_worker_homes.py"}
+                                                    "read_stale_worker_homes.py", "copy_a_classmate.py"}
     assert {path.name for path in HOSTILE.glob("*.py")} == listed
     for path in HOSTILE.glob("*.py"):
         doc = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8"))) or ""
