@@ -11,6 +11,7 @@ so student data can never be mistaken for one.
 
 import json
 import os
+import re
 import struct
 import sys
 
@@ -209,8 +210,40 @@ def dumps(message):
     return HEADER.pack(len(body)) + body
 
 
+# A JSON string, escapes included: blanked before the decoder's values are counted.
+_JSON_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"')
+# A well-formed message of MAX_ITEMS items holds at most three JSON values per item: a dict entry
+# is a pair list, its key and its value; a tag adds an object and its list. The envelope adds a few.
+MAX_JSON_VALUES = 3 * MAX_ITEMS + 64
+
+
+def _too_many_json_values(body):
+    """Whether `body` holds more JSON values than MAX_JSON_VALUES, counted without building any.
+
+    Every value but the first follows "[", "," or ":" outside a string. Counted first with the
+    strings in (at C speed, never too few), then, if that is too many, with them blanked out; a
+    body of very many strings (each a value, unless a key before ":") is refused before that.
+    """
+    def structural(text):
+        return 1 + text.count(b"[") + text.count(b",") + text.count(b":")
+
+    if structural(body) <= MAX_JSON_VALUES:
+        return False
+    strings = (body.count(b'"') - body.count(b'\\"')) // 2
+    if strings - body.count(b":") > MAX_JSON_VALUES:
+        return True
+    return structural(_JSON_STRING.sub(b'""', body)) > MAX_JSON_VALUES
+
+
 def loads(body):
-    """Parse a message body; tags in it come back as tuples and dicts."""
+    """Parse a message body; tags in it come back as tuples and dicts.
+
+    A body the worker's encoder could not have made (more values than its item limit allows) is
+    refused before a single value is built: the grading process, not the worker, would pay for it.
+    """
+    # A body has no more values than bytes, so only a big one needs counting.
+    if len(body) > MAX_JSON_VALUES and _too_many_json_values(body):
+        raise WireError(f"malformed message: more values than {MAX_ITEMS:,} items can make")
     try:
         text = body.decode("utf-8")
         if len(body) <= _SHALLOW_BYTES:

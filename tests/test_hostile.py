@@ -153,6 +153,7 @@ ATTACKS = [
     Attack("read_caller_frames.py", 0, (), (FAILED,), extra="_only_the_worker_on_the_stack"),
     Attack("fake_report_output.py", 0, (), (FAILED,), says="8 passed in 0.01s"),
     Attack("forged_frames.py", 0, (), (CRASHED, FAILED)),
+    Attack("forged_frame_of_many_values.py", 0, (), (CRASHED,), says="more values than 2,000,000 items can make"),
     Attack("forged_malformed_ready.py", 0, (), (ERROR,), status="error", says="start-up messages are malformed"),
     Attack("leak_hidden_inputs.py", 1, PAIR, (FAILED,), extra="_hidden_inputs_not_shown"),
     Attack("environment_canary.py", 0, (), (FAILED,), root_only=True, extra="_environment_is_the_workers"),

@@ -10,6 +10,9 @@ import collections
 import enum
 import math
 import random
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -305,6 +308,44 @@ def test_exactly_max_items_is_accepted(monkeypatch):
     assert roundtrip([0] * 9) == [0] * 9  # 10 items: the list and 9 leaves
     with pytest.raises(WireError, match="more than 10 items"):
         dumps([0] * 10)
+
+
+@pytest.mark.parametrize("shape", ["dict of scalars", "list of empty tuples", "list of one-entry dicts"])
+def test_the_largest_values_the_encoder_allows_are_decoded(shape):
+    """The decoder's count of JSON values never refuses what the encoder let through."""
+    room = MAX_ITEMS - 20  # the reply's envelope takes a few items
+    # (a dict's entries are the longest JSON per item: three quarters of them fill the size limit)
+    value = {"dict of scalars": lambda: {f"k{i}": i for i in range(room * 3 // 4)},
+             "list of empty tuples": lambda: [()] * room,
+             "list of one-entry dicts": lambda: [{"a": 0}] * (room // 2)}[shape]()
+    message = dumps({"kind": "returned", "value": value})
+    assert loads(message[HEADER.size:])["value"] == value
+
+
+FORGED_WORST = """
+import resource, sys
+from grader import wire
+before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+body = b"[" + b"[]," * (wire.MAX_MESSAGE_BYTES // 3 - 1) + b"[]]"  # 11 million empty lists, within the size limit
+try:
+    wire.loads(body)
+    print("decoded", end=" ")
+except wire.WireError:
+    print("refused", end=" ")
+print((resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) // 1024)
+"""
+
+
+def test_a_forged_frame_of_many_values_is_refused_before_it_is_built():
+    """The grading process's peak memory on the worst forged frame: the body and a little more.
+
+    Decoded, its 11 million empty lists took 834 MiB more (measured on the code before the count);
+    refused, 64 MiB: the 32 MiB body and its copy."""
+    done = subprocess.run([sys.executable, "-c", FORGED_WORST], capture_output=True, text=True, timeout=120,
+                          cwd=Path(wire.__file__).parent.parent, check=True)
+    verdict, peak_mb = done.stdout.split()
+    assert verdict == "refused"
+    assert int(peak_mb) < 3 * MAX_MESSAGE_BYTES // 2**20, f"{peak_mb} MiB over the interpreter's own"
 
 
 def test_message_over_max_bytes_is_rejected():
