@@ -6,6 +6,7 @@ Run from the kit root, with the kit's own dependencies installed:
     python bench/bench.py calls startup
     python bench/bench.py report     # the class report of 300 students x 9 exercises
     python bench/bench.py shards     # a class of 150 on one exercise: --jobs 1, --jobs 2, 2 shards merged
+    python bench/bench.py namespaces # grade ex04 --solution, a worker's start and a call, with namespaces and without
     python bench/bench.py users --user NAME --user-kit DIR   # as root: root against an ordinary user
 
 Absolute times drift on shared machines, so every figure that matters is a ratio of two
@@ -155,11 +156,12 @@ def _run(command: list[str], **kwargs) -> tuple[float, subprocess.CompletedProce
     return time.perf_counter() - started, result
 
 
-def grade_time(exercise_id: str) -> float:
+def grade_time(exercise_id: str, **environment: str) -> float:
     """Wall time of `grade exNN --solution` (or `grade --all --solution`), the report going to a file."""
     with tempfile.TemporaryDirectory() as scratch:
         seconds, result = _run([sys.executable, "-m", "grader.cli", exercise_id, "--solution", "--seed", str(SEED),
-                                "--output", str(Path(scratch) / "report.json")], cwd=ROOT)
+                                "--output", str(Path(scratch) / "report.json")], cwd=ROOT,
+                               env={**ENVIRONMENT, **environment})
     if result.returncode != 0:
         raise SystemExit(f"grade {exercise_id} --solution failed:\n{result.stdout}{result.stderr}")
     return seconds
@@ -443,9 +445,61 @@ def bench_shards(rows: list[tuple[str, str, str]], students: int = 150) -> None:
                      f"{(graded + seconds):.1f} s in all"))
 
 
+# 6. What the worker's namespaces cost
+
+
+def _worker_start(folder: Path) -> float:
+    """One worker started, called once and closed."""
+    box = Sandbox(SandboxSettings(module="student.py", functions=("add",), source_dir=folder, memory_mb=512,
+                                  cpu_seconds=60, hash_seed=0))
+    started = time.perf_counter()
+    box.start()
+    box.call("add", (1, 2), {}, timeout=5)
+    box.close()
+    return time.perf_counter() - started
+
+
+def bench_namespaces(rows: list[tuple[str, str, str]], runs: int = 8) -> None:
+    """grade ex04 --solution, a worker's start and a small call, with the worker's namespaces and without.
+
+    The two settings alternate run by run (GRADE_NAMESPACES=off for without), so drift hits both alike.
+    """
+    folder = Path(tempfile.mkdtemp(prefix="minimax-kit-bench-"))
+    (folder / "student.py").write_text(textwrap.dedent(STUDENT), encoding="utf-8")
+    times: dict[tuple[str, str], list[float]] = {}
+    saved = os.environ.get("GRADE_NAMESPACES")
+    try:
+        for _ in range(runs):
+            for mode in ("on", "off"):
+                os.environ["GRADE_NAMESPACES"] = mode
+                times.setdefault(("grade", mode), []).append(grade_time("ex04", GRADE_NAMESPACES=mode))
+                times.setdefault(("worker", mode), []).append(_worker_start(folder))
+                box = Sandbox(SandboxSettings(module="student.py", functions=("add",), source_dir=folder,
+                                              memory_mb=512, cpu_seconds=60, hash_seed=0))
+                box.start()
+                try:
+                    times.setdefault(("call", mode), []).append(statistics.median(
+                        _timed_calls(lambda: box.call("add", (1, 2), {}, timeout=5), 2000)))
+                finally:
+                    box.close()
+    finally:
+        if saved is None:
+            os.environ.pop("GRADE_NAMESPACES", None)
+        else:
+            os.environ["GRADE_NAMESPACES"] = saved
+        shutil.rmtree(folder, ignore_errors=True)
+    median = {key: statistics.median(values) for key, values in times.items()}
+    for what, label, unit, scale in (("grade", "grade ex04 --solution", "s", 1), ("worker", "a worker's start, "
+                                     "one call and its close", "ms", 1e3), ("call", "a small call", "µs", 1e6)):
+        on, off = median[(what, "on")], median[(what, "off")]
+        rows.append((f"namespaces: {label}, median of {runs}", f"{on * scale:.{2 if unit == 's' else 1}f} {unit}",
+                     f"{on / off:.3f}x without ({off * scale:.{2 if unit == 's' else 1}f} {unit}); "
+                     f"{(on - off) * scale:+.{2 if unit == 's' else 1}f} {unit}"))
+
+
 PARTS = {"calls": bench_calls, "grading": bench_grading, "batch": bench_batch, "startup": bench_startup,
          "users": bench_users, "report": bench_report,
-         "shards": bench_shards}
+         "shards": bench_shards, "namespaces": bench_namespaces}
 
 
 def main() -> None:
