@@ -39,14 +39,15 @@ def _feedback(raw_test: dict | None) -> dict | None:
 
 
 # A hidden check's time is the student's to stretch: to the tenth of a second it would carry a
-# few bits of a hidden input; rounded up to whole seconds, log2(check_timeout + 1) at most.
+# few bits of a hidden input; rounded down to whole seconds, log2(check_timeout + 1) at most. Down,
+# so that a quick check stays 0 s and is not shown as a slow one.
 HIDDEN_DURATION_STEP_S = 1.0
 
 
 def _duration(raw_test: dict | None, hidden: bool) -> float:
     seconds = sum((raw_test or {}).get(stage, {}).get("duration", 0.0) for stage in STAGES)
     if hidden:
-        return float(math.ceil(seconds / HIDDEN_DURATION_STEP_S) * HIDDEN_DURATION_STEP_S)
+        return float(math.floor(seconds / HIDDEN_DURATION_STEP_S) * HIDDEN_DURATION_STEP_S)
     return round(seconds, 4)
 
 

@@ -237,7 +237,8 @@ def test_an_exception_in_a_call_is_placed_in_its_cell(toy_kit, tmp_path, validat
     public, hidden = report["tests"][0], report["tests"][2]
     assert public["message"] == ("your code raised NameError: name 'offset' is not defined "
                                  "(work.ipynb cell 3 line 5 in add)")
-    assert hidden["message"].startswith("your code raised NameError (work.ipynb cell 3 line 5)")
+    # A hidden check names no line: the student's process could make any line number up.
+    assert hidden["message"].startswith("your code raised NameError\n")
 
 
 def test_top_level_code_runs_at_import_as_in_the_notebook(toy_kit, tmp_path, validate_report):
