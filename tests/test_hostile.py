@@ -48,7 +48,7 @@ from grader.catalog import Kit
 from grader.runner import RUN_SLACK, Submission, grade
 from grader.scoring import MESSAGE_CAP
 from grader.isolation import SandboxError, UidLease, uid_range
-from grader.worker_process import IMPORT_TIMEOUT
+from grader.worker_process import IMPORT_TIMEOUT, NAMESPACES_ENV
 from tests import processes
 from tests.conftest import REPO, TOY_KIT, memory_cgroups_work, namespaces_work
 
@@ -691,21 +691,27 @@ def test_a_worker_home_left_by_a_killed_grader_is_not_readable_by_a_later_worker
         shutil.rmtree(home, ignore_errors=True)
 
 
-@pytest.mark.skipif(AS_ROOT, reason="what an ordinary user's grade cannot promise; as root these hold")
+@pytest.mark.skipif(AS_ROOT, reason="what an ordinary user's grade promises only in namespaces; as root these hold")
+@pytest.mark.parametrize("namespaces", ["on", "off"])
 @pytest.mark.parametrize("attack, leaked", [
     ("read_secrets.py", "READ {kit}/exercises/ex01_toy/checks/test_hidden.py"),
     ("environment_canary.py", "{canary}"),
 ])
-def test_without_root_what_security_md_does_not_promise_indeed_does_not_hold(attack, leaked, open_kit, tmp_path,
-                                                                              watch, canary, validate_report):
-    """SECURITY.md: without root, student code runs as the grader's user, so it can read the kit's hidden
-    checks and the grading process's environment. The score stays honest all the same."""
+def test_without_root_secrets_hold_only_in_namespaces(attack, leaked, namespaces, open_kit, tmp_path, watch, canary,
+                                                      validate_report, monkeypatch):
+    """SECURITY.md: without root, student code runs as the grader's user. In a user namespace of its
+    own it still cannot see the kit or the grading process's /proc; without one (refused by the
+    kernel, or GRADE_NAMESPACES=off) it reads the hidden checks and the grader's environment. The
+    score stays honest either way."""
+    monkeypatch.setenv(NAMESPACES_ENV, namespaces)
     path, ctx = lay_out(attack, open_kit, tmp_path)
     report = run_grade(open_kit, path)
     assert_honest_score(report, Attack(attack, 0, (), (FAILED,)))
     assert_complete(report, validate_report)
     watch.assert_nothing_left()
-    assert leaked.format(kit=open_kit.root, canary=canary) in json.dumps(report)
+    held = namespaces == "on" and namespaces_work()
+    assert report["environment"]["sandbox"]["namespaces"].get("mnt", False) is held
+    assert (leaked.format(kit=open_kit.root, canary=canary) in json.dumps(report)) is not held
 
 
 def test_a_student_in_a_class_reaches_no_classmate_and_no_report(open_kit, watch):

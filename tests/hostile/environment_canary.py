@@ -18,11 +18,16 @@ print("IMPORT ENV", dict(os.environ))
 
 
 def _proc_environ(pid):
+    """Another process's environment, the variables that look secret first (output is capped)."""
     try:
         with open(f"/proc/{pid}/environ", "rb") as handle:
-            return handle.read().decode(errors="replace")
+            entries = handle.read().decode(errors="replace").split("\0")
     except OSError as exc:
         return f"DENIED {type(exc).__name__}"
+    return " ".join(sorted(entries, key=lambda entry: not any(word in entry.upper() for word in SECRET_LOOKING)))
+
+
+SECRET_LOOKING = ("TOKEN", "SECRET", "KEY", "CANARY", "PASSWORD")
 
 
 def add(a, b):
