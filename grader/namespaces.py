@@ -27,7 +27,7 @@ import platform
 import resource
 import signal
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 CLONE_NEWNS = 0x00020000
@@ -63,22 +63,17 @@ def linux_namespaces_possible() -> bool:
 
 @dataclass(frozen=True)
 class Confinement:
-    """What the launch of one worker sets up before exec; built by the grading side, run in the child."""
+    """The root one worker gets: built by the grading side, set up by the launch in the child."""
 
     home: Path  # the worker's home, bound at its own path inside the new root
     work: Path  # the folder the worker starts in, inside the home
-    interpreter: str  # the interpreter the worker execs; its installation is bound in too
-    uid: int | None  # the worker's uid (root only); None: keep the grader's uid
-    gid: int | None
-    cgroup_procs: Path | None = None  # the worker's memory cgroup's cgroup.procs, to join first
+    binds: tuple[str, ...]  # the folders bound in: the system's, and the interpreter's installation
     scratch_mb: int = SCRATCH_MB
-    binds: tuple[str, ...] = field(default=())
 
     @classmethod
-    def for_worker(cls, home: Path, work: Path, interpreter: str, uid: int | None, gid: int | None,
-                   cgroup_procs: Path | None) -> Confinement:
+    def for_worker(cls, home: Path, work: Path, interpreter: str) -> Confinement:
         """The confinement of one worker, with the folders its interpreter needs."""
-        return cls(home, work, interpreter, uid, gid, cgroup_procs, SCRATCH_MB, _folders_to_bind(interpreter))
+        return cls(home, work, _folders_to_bind(interpreter))
 
 
 def _folders_to_bind(interpreter: str) -> tuple[str, ...]:

@@ -135,7 +135,7 @@ class SandboxWorker:
         procs = self.cgroup.path / "cgroup.procs" if self.cgroup is not None else None
         confinement = None
         if linux_namespaces_possible() and os.environ.get(NAMESPACES_ENV, "on") != "off":
-            confinement = Confinement.for_worker(self.home, work, interpreter, uid, gid, procs)
+            confinement = Confinement.for_worker(self.home, work, interpreter)
         request_r, self.request_w = os.pipe()
         self.reply_r, reply_w = os.pipe()
         limits = {"as": settings.memory_mb * 2**20, "fsize": FILE_SIZE_LIMIT, "nofile": OPEN_FILES_LIMIT, "core": 0}
