@@ -24,7 +24,6 @@ breaks, terminal escapes) into the report's one-line message; the raises_at_impo
 from __future__ import annotations
 
 import os
-import time
 from pathlib import Path
 
 import pytest
@@ -124,36 +123,6 @@ def compile_errors() -> dict[str, str | None]:
     return worker_compile_errors(CASES, MEMORY_MB)
 
 
-# -- the processes a worker of this test process left ---------------------------------------------
-
-
-def _workers_alive(uids: set[int], since: int) -> dict[int, set[int]]:
-    """Live processes (pid: uids) of these uids that this process's worker left, whatever they run now.
-
-    As root a worker uid is this sandbox's alone from its start, so any process of it that started
-    since then is the worker's; without root the uid is the grader's, and only a worker's own
-    command line (or a fork's) names this process as its parent.
-    """
-    found = {}
-    for process in processes.live_processes():
-        if not process.uids & uids:
-            continue
-        named = process.settings.get("parent_pid") == os.getpid()
-        if named or (os.geteuid() == 0 and process.started >= since):
-            found[process.pid] = set(process.uids)
-    return found
-
-
-def assert_no_worker_left(uids: set[int], since: int) -> None:
-    """No process of the worker's uid that started since `since` (processes.now()) is alive once its sandbox is closed."""
-    assert uids, "no worker was started"
-    deadline = time.monotonic() + 5  # a killed process may take a moment to leave /proc
-    while (alive := _workers_alive(uids, since)) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    if alive:
-        raise ProcessLeftBehind(f"worker processes outlived the sandbox: {alive}")
-
-
 # -- through the sandbox directly -----------------------------------------------------------------
 
 
@@ -222,12 +191,15 @@ def test_a_fuzzed_submission_gets_a_clear_outcome_from_the_sandbox(case, tmp_pat
     (folder / MODULE).write_bytes(case.data)
     box = Sandbox(SandboxSettings(module=MODULE, functions=FUNCTIONS, source_dir=folder, memory_mb=MEMORY_MB,
                                   cpu_seconds=60, hash_seed=1))
-    since = processes.now()
+    leftovers = processes.Leftovers()
     try:
-        results = probe(box)
+        try:
+            results = probe(box)
+        finally:
+            box.close()
+        leftovers.assert_none(box.uids_used, ProcessLeftBehind)
     finally:
-        box.close()
-    assert_no_worker_left(box.uids_used, since)
+        leftovers.close()
     assert_outcomes_clear(results)
     expected = expect(case.data, compile_errors[case.id])
     if expected is not None:

@@ -440,74 +440,29 @@ def lay_out(name: str, kit: Kit, tmp_path: Path, number: int = NUMBER) -> tuple[
     return folder / "toy.py", ctx
 
 
-def _children(pid: int) -> set[int]:
-    """The pids whose parent is `pid`."""
-    found = set()
-    for stat_file in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat_file.read_text().rsplit(")", 1)[1].split()
-        except (OSError, IndexError):
-            continue
-        if int(fields[1]) == pid:
-            found.add(int(stat_file.parent.name))
-    return found
-
-
 class ProcessWatch:
-    """Records this test's grading processes, and checks that nothing they started outlives them.
+    """Checks that nothing this test's grades started outlives them, whatever it runs now.
 
-    Other engineers grade on this machine too, with workers in the same uid range, so a survivor
-    counts when it is a worker (or a fork of one) whose grading process this test started.
+    Found by ancestry (this test adopts every orphan its grades leave, as a child subreaper) and,
+    as root, by the worker uids. Other engineers grade on this machine too, with workers in the
+    same uid range, so a process of a worker uid counts only if it started during this test.
     """
 
-    def __init__(self, monkeypatch):
-        self.grading_pids: set[int] = set()
-        self.children_before = _children(os.getpid())
-        self.since = processes.now()
-        watch, original = self, subprocess.Popen
-
-        class RecordingPopen(original):
-            def __init__(self, *args, **kwargs):
-                super().__init__(*args, **kwargs)
-                watch.grading_pids.add(self.pid)
-
-        monkeypatch.setattr(subprocess, "Popen", RecordingPopen)
-
-    def survivors(self) -> dict[int, set[int]]:
-        """Processes of the worker uids (pid: uids) that a grading process of this test started.
-
-        As root, any process of a worker uid that started since this test began counts, whatever
-        it runs now; a worker's own command line (or a fork's) also names its grading process.
-        Without root workers keep the grader's uid, so only that name tells them from the rest.
-        """
-        low, high = uid_range()
-        found = {}
-        for process in processes.live_processes():
-            ours = process.settings.get("grade_pid") in self.grading_pids
-            if AS_ROOT:
-                in_range = any(low <= uid <= high for uid in process.uids)
-                ours = in_range and (ours or process.started >= self.since)
-            if ours:
-                found[process.pid] = set(process.uids)
-        return found
+    def __init__(self):
+        self.leftovers = processes.Leftovers()
 
     def assert_nothing_left(self):
-        """(d): no worker process of this test's grades is alive, and this test has its old children."""
-        assert self.grading_pids, "no grading process was started"
-        deadline = time.monotonic() + 5  # a killed orphan waits for init to reap it
-        while (survivors := self.survivors()) and time.monotonic() < deadline:
-            time.sleep(0.05)
-        if survivors:
-            raise ProcessLeftBehind(f"processes of the worker uids outlived the grade: {survivors}")
-        children = _children(os.getpid())
-        if children != self.children_before:
-            raise ProcessLeftBehind(f"this test's children changed from {self.children_before} to {children}")
+        """(d): no process any of this test's grades started is alive."""
+        low, high = uid_range()
+        self.leftovers.assert_none(range(low, high + 1), ProcessLeftBehind)
 
 
 @pytest.fixture
-def watch(monkeypatch):
-    """Records this test's grading processes; call assert_nothing_left() after grading."""
-    return ProcessWatch(monkeypatch)
+def watch():
+    """Watches this test's grades for leftovers; call assert_nothing_left() after grading."""
+    watch = ProcessWatch()
+    yield watch
+    watch.leftovers.close()
 
 
 @pytest.fixture
