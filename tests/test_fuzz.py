@@ -32,7 +32,7 @@ from grader.runner import Submission, grade
 from grader.failures import FailureKind, ImportFailed, StudentFailure, StudentRaised
 from grader.outcomes import Outcome
 from grader.sandbox import Sandbox, SandboxSettings
-from tests import processes
+from tests import leftovers
 from tests.fuzz.compile_check import compile_error
 from tests.fuzz.oracle import FUNCTIONS, MODULE, Expected, expect, worker_compile_errors
 from tests.fuzz.submissions import GENERATORS, Case, all_cases, make_case
@@ -191,15 +191,15 @@ def test_a_fuzzed_submission_gets_a_clear_outcome_from_the_sandbox(case, tmp_pat
     (folder / MODULE).write_bytes(case.data)
     box = Sandbox(SandboxSettings(module=MODULE, functions=FUNCTIONS, source_dir=folder, memory_mb=MEMORY_MB,
                                   cpu_seconds=60, hash_seed=1))
-    leftovers = processes.Leftovers()
+    left = leftovers.Leftovers()
     try:
         try:
             results = probe(box)
         finally:
             box.close()
-        leftovers.assert_none(box.uids_used, ProcessLeftBehind)
+        left.assert_none(box.uids_used, ProcessLeftBehind)
     finally:
-        leftovers.close()
+        left.close()
     assert_outcomes_clear(results)
     expected = expect(case.data, compile_errors[case.id])
     if expected is not None:

@@ -49,7 +49,7 @@ from grader.runner import RUN_SLACK, Submission, grade
 from grader.scoring import MESSAGE_CAP
 from grader.isolation import SandboxError, UidLease, uid_range
 from grader.worker_process import IMPORT_TIMEOUT, NAMESPACES_ENV
-from tests import processes
+from tests import leftovers
 from tests.conftest import REPO, TOY_KIT, memory_cgroups_work, namespaces_work
 
 HOSTILE = Path(__file__).resolve().parent / "hostile"
@@ -160,8 +160,8 @@ ATTACKS = [
     Attack("read_secrets.py", 0, (), (FAILED,), root_only=True, extra="_every_secret_denied"),
     Attack("rewrite_reports.py", 0, (), (FAILED,), root_only=True, extra="_no_report_rewritten"),
     Attack("own_conftest_and_pytest.py", 0, (), (FAILED,), extra="_conftest_and_pytest_inert"),
-    Attack("litter_shared_tmp.py", 8, ALL, (), status="pass", root_only=True, extra="_no_litter"),
-    Attack("leave_ipc_behind.py", 8, ALL, (), status="pass", root_only=True, extra="_no_ipc_left"),
+    Attack("litter_shared_tmp.py", 8, ALL, (), status="pass", extra="_no_litter"),
+    Attack("leave_ipc_behind.py", 8, ALL, (), status="pass", extra="_no_ipc_left"),
     Attack("send_inputs_over_the_network.py", 8, ALL, (), status="pass", extra="_nothing_reached_the_host"),
     # Channels into a hidden check's entry; test_hidden_entries_carry_no_number_the_worker_chose grades each twice.
     Attack("hidden_channel_frame_size.py", 1, PAIR, (CRASHED,), says="announced a 2,000,054,321-byte message"),
@@ -184,6 +184,13 @@ if not namespaces_work():
     HOLES["send_inputs_over_the_network.py"] = (SecretLeaked, (
         "without a network namespace (Linux, and root or an unprivileged user namespace) the worker "
         "shares the machine's network, loopback included"))
+    if not AS_ROOT:
+        HOLES["litter_shared_tmp.py"] = (FilesLeftBehind, (
+            "without root or a mount namespace the worker keeps the grader's uid and shares /tmp, so its "
+            "files there cannot be told from the grader's and are not swept"))
+        HOLES["leave_ipc_behind.py"] = (FilesLeftBehind, (
+            "without root or an IPC namespace the worker keeps the grader's uid, so its SysV objects cannot "
+            "be told from the grader's and are not swept"))
 
 # -- the further checks that the table names -----------------------------------------------------
 
@@ -441,20 +448,24 @@ def lay_out(name: str, kit: Kit, tmp_path: Path, number: int = NUMBER) -> tuple[
 
 
 class ProcessWatch:
-    """Checks that nothing this test's grades started outlives them, whatever it runs now.
+    """Checks that nothing this test's grades started outlives them: processes, files, IPC objects.
 
-    Found by ancestry (this test adopts every orphan its grades leave, as a child subreaper) and,
-    as root, by the worker uids. Other engineers grade on this machine too, with workers in the
-    same uid range, so a process of a worker uid counts only if it started during this test.
+    Found by ancestry (this test adopts every orphan its grades leave, as a child subreaper) and by
+    owner: the worker uids as root, else this test's own. Other engineers grade on this machine too,
+    with workers in the same uid range, so only what is new since this test began counts.
     """
 
     def __init__(self):
-        self.leftovers = processes.Leftovers()
+        self.leftovers = leftovers.Leftovers()
 
     def assert_nothing_left(self):
-        """(d): no process any of this test's grades started is alive."""
+        """(d): nothing any of this test's grades started is left."""
         low, high = uid_range()
-        self.leftovers.assert_none(range(low, high + 1), ProcessLeftBehind)
+        left = self.leftovers.settle(range(low, high + 1))
+        if left.processes:
+            raise ProcessLeftBehind(f"processes outlived the grade: {left.processes}")
+        if left.files or left.ipc:
+            raise FilesLeftBehind(f"what the worker made outlived the grade: {sorted(left.files | left.ipc)}")
 
 
 @pytest.fixture
@@ -700,9 +711,9 @@ def test_a_student_in_a_class_reaches_no_classmate_and_no_report(open_kit, watch
         if zoe["score"] or "REACHED listed 0 read 0 imported 0" not in output:
             raise SecretLeaked(f"zoe reached her classmates' work and scored {zoe['score']}: {output}")
         assert results["amy"]["ex01"]["score"] == results["bob"]["ex01"]["score"] == 8
-        watch.assert_nothing_left()
     finally:
         shutil.rmtree(place, ignore_errors=True)
+    watch.assert_nothing_left()  # once this test's own class folder is gone: it is new in /tmp too
 
 
 CHANNELS = sorted(path.name for path in HOSTILE.glob("*.py") if "@NUMBER@" in path.read_text(encoding="utf-8"))
