@@ -217,6 +217,11 @@ def print_report(console: Console, report: dict, where: list[str], withheld: dic
     colour = STATUS_COLOURS[report["status"]]
     console.print(Text.assemble((f"Score {report['score']:g}/{report['max_score']:g} ({report['status']})",
                                  f"bold {colour}"), "  ", (f"seed {report['seed']}", "dim")))
+    cpu = report["environment"]["sandbox"].get("cpu") or {}
+    if cpu.get("contended"):
+        print_wrapped(console, Text(f"This grade waited {cpu['waited_s']} s for a CPU while the machine was busy, so "
+                                    "a timeout may say more about the machine than about your code. Grade again "
+                                    "when it is quieter.", style="yellow"))
     if withheld:
         console.print(Text(f"These were the public checks. When your work is marked, {withheld['checks']} "
                            f"hidden checks worth {withheld['points']:g} points also run.", style="dim"))
@@ -368,6 +373,7 @@ REGRADED_WORDS = {
     Regraded.NEW: "new", Regraded.FORCED: "--force", Regraded.SUBMISSION: "submission changed",
     Regraded.CHECKS: "checks changed", Regraded.KIT: "kit version changed", Regraded.SEED: "seed changed",
     Regraded.GRADER_ERROR: "an error on the grader's side last time",
+    Regraded.CONTENTION: "again alone after CPU contention",
 }
 
 

@@ -35,6 +35,7 @@ class Regraded(StrEnum):
     KIT = "kit"  # another version of the kit
     SEED = "seed"  # another seed was asked for
     GRADER_ERROR = "grader_error"  # the report's error came from the grader's side, which a new grade may not repeat
+    CONTENTION = "contention"  # it ran under CPU contention, which a grade on its own may not meet
 
 
 def roll_up(statuses: Iterable[str]) -> Status:

@@ -26,6 +26,7 @@ from grader.failures import (
     StudentRaised,
     import_failed,
 )
+from grader.cpu_time import CpuTime, cpu_time
 from grader.isolation import CpuLease
 from grader.outcomes import Outcome
 from grader.reaper import become_subreaper
@@ -138,6 +139,7 @@ class GradingSession:
         self.collection_errors: list[str] = []
         self._sandbox: Sandbox | None = None
         self.cpu_lease: CpuLease | None = None
+        self.cpu_start = CpuTime()
         self.exitstatus: int | None = None
 
     # -- collection: the list of checks is written before anything runs, so scoring fails closed.
@@ -219,6 +221,7 @@ class GradingSession:
             become_subreaper()
         # Also before any worker starts: workers keep to the CPU this process claims.
         self.cpu_lease = CpuLease()
+        self.cpu_start = cpu_time()
         if not self.settings.get("submission_error"):
             self.sandbox().boot()
 
@@ -276,7 +279,11 @@ class GradingSession:
         self.exitstatus = int(exitstatus)
         if self._sandbox is not None:
             self._sandbox.close()
-            self._write_sandbox_info({"uids_used": sorted(self._sandbox.uids_used)})
+            # The checks ran here and the student's code in the workers: a wait in either can
+            # turn into a timeout that says nothing about the student's code.
+            used = cpu_time() - self.cpu_start + self._sandbox.cpu.total
+            self._write_sandbox_info({"uids_used": sorted(self._sandbox.uids_used),
+                                      "cpu": {"contended": used.contended, "waited_s": used.waited_ns // 10**9}})
 
     @pytest.hookimpl(trylast=True)
     def pytest_unconfigure(self, config):

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from grader import wire
+from grader.cpu_time import CpuAccount
 from grader.failures import (
     Failure,
     FailureKind,
@@ -81,6 +82,8 @@ class Sandbox:
         self.uids_used: set[int] = set()
         self.memory_cgroup = False
         self.cpu_seconds = settings.cpu_seconds
+        # What this sandbox's workers ran and waited for a CPU, counted as each one closes.
+        self.cpu = CpuAccount()
         self._spare: SandboxWorker | None = None
 
     def boot(self) -> None:
@@ -105,7 +108,7 @@ class Sandbox:
         settings = self.settings
         if not self.drop_privileges and settings.drop_privileges:
             settings = SandboxSettings(**{**settings.__dict__, "drop_privileges": False})
-        worker = SandboxWorker(settings, self.interpreter, self.live_workers)
+        worker = SandboxWorker(settings, self.interpreter, self.live_workers, self.cpu)
         self.uids_used.add(worker.uid)
         return worker
 

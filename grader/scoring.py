@@ -129,7 +129,8 @@ def build_report(*, exercise: dict, submission: dict, seed: int, collected: list
     environment = {
         "python": platform.python_version(),
         "platform": sys.platform,
-        "sandbox": {**(sandbox.get("environment") or {}), "timeout_s": call_timeout},
+        "sandbox": {**(sandbox.get("environment") or {}), "timeout_s": call_timeout,
+                    **({"cpu": sandbox["cpu"]} if "cpu" in sandbox else {})},
     }
     return {
         "schema_version": SCHEMA_VERSION,

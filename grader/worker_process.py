@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from grader import wire
+from grader.cpu_time import CpuAccount, CpuTime, cpu_time, worker_pid
 from grader.failures import Failure, FailureKind, StudentFailure, broken_channel, ended
 from grader.isolation import (
     MemoryCgroup,
@@ -93,9 +94,12 @@ class SandboxWorker:
     without root, kills this process's other children but spares those.
     """
 
-    def __init__(self, settings: SandboxSettings, interpreter: str, live_workers: set[int]):
+    def __init__(self, settings: SandboxSettings, interpreter: str, live_workers: set[int], account: CpuAccount):
         self.settings = settings
         self.live_workers = live_workers
+        self.account = account
+        # The worker's own pid and its CPU time when let go, once go() found it; counted at close().
+        self.measured: tuple[int, CpuTime] | None = None
         self.lease = UidLease() if settings.drop_privileges else None
         self.home = Path(tempfile.mkdtemp(prefix="minimax-kit-worker-"))
         self.boot_log = self.home / "boot.log"
@@ -197,6 +201,8 @@ class SandboxWorker:
         """Let the worker import the student's module, under its CPU backstop; it waits for this frame."""
         # The frame is small and the pipe empty, so the write is whole. A worker already dead leaves
         # a broken pipe here; the wait for its first message says why.
+        if linux_mechanisms() and self.process is not None and (pid := worker_pid(self.process.pid)) is not None:
+            self.measured = (pid, cpu_time(pid))  # before any student code runs
         with contextlib.suppress(BrokenPipeError):
             os.write(self.request_w, wire.dumps({"kind": "go", "limits": {"cpu": cpu_seconds}}))
 
@@ -292,6 +298,10 @@ class SandboxWorker:
         moment later, through process 1, and a kill before then would replace it with SIGKILL.
         """
         returncode = None
+        if self.measured is not None:  # while the worker is still there to be read
+            pid, start = self.measured
+            self.account.add(cpu_time(pid) - start)
+            self.measured = None
         if self.process is not None and ended:
             with contextlib.suppress(subprocess.TimeoutExpired):
                 self.process.wait(timeout=END_GRACE)

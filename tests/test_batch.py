@@ -230,3 +230,18 @@ def test_a_notebook_and_a_file_for_one_student_are_refused(tmp_path):
     (tmp_path / "erin.py").write_text("")
     with pytest.raises(KitError, match="more than one submission for erin"):
         find_students(tmp_path)
+
+
+def test_a_report_graded_under_cpu_contention_is_graded_again_and_then_reused(toy_kit, classroom, tmp_path):
+    out = tmp_path / "marks"
+    args = ["batch", str(classroom), "--exercise", "ex01", "--out", str(out), "--jobs", "2", "--seed", "7"]
+    run_grade(*args, cwd=toy_kit.root)
+    stored = out / "alice" / "ex01.json"
+    report = json.loads(stored.read_text())
+    assert set(report["environment"]["sandbox"]["cpu"]) == {"contended", "waited_s"}
+    report["environment"]["sandbox"]["cpu"] = {"contended": True, "waited_s": 4}  # as a busy night left it
+    stored.write_text(json.dumps(report))
+    assert _reasons(run_grade(*args, cwd=toy_kit.root)) == (
+        "3 reused (nothing changed), 1 graded (1 again alone after CPU contention)")
+    assert json.loads(stored.read_text())["environment"]["sandbox"]["cpu"]["contended"] is False
+    assert _reasons(run_grade(*args, cwd=toy_kit.root)) == "4 reused (nothing changed), 0 graded"

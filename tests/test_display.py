@@ -9,6 +9,7 @@ import pytest
 from rich.console import Console
 
 from grader import display
+from grader.outcomes import Regraded
 
 SANDBOX = {"memory_mb": 512}
 
@@ -150,3 +151,13 @@ def test_long_import_output_shows_its_first_lines_and_a_failed_import_shows_it_b
 
 def test_a_module_that_printed_nothing_at_import_gets_no_heading():
     assert "printed while it was imported" not in render(display.print_report, golden_report("full_solution"), [])
+
+
+def test_a_grade_that_waited_for_a_cpu_says_so_and_one_that_did_not_is_silent():
+    report = golden_report("full_solution")
+    assert "waited" not in render(display.print_report, report, [])
+    report["environment"]["sandbox"]["cpu"] = {"contended": True, "waited_s": 3}
+    shown = render(display.print_report, report, [])
+    assert "This grade waited 3 s for a CPU" in " ".join(shown.split())
+    assert "2 graded (1 new, 1 again alone after CPU contention)" in display.regraded_words(
+        {Regraded.NEW: 1, Regraded.CONTENTION: 1})

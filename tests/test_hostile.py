@@ -45,6 +45,7 @@ import pytest
 
 from grader.batch import find_students, run_batch
 from grader.catalog import Kit
+from grader.outcomes import Regraded
 from grader.runner import RUN_SLACK, Submission, grade
 from grader.scoring import MESSAGE_CAP
 from grader.isolation import SandboxError, UidLease, uid_range
@@ -716,6 +717,31 @@ def test_a_student_in_a_class_reaches_no_classmate_and_no_report(open_kit, watch
     watch.assert_nothing_left()  # once this test's own class folder is gone: it is new in /tmp too
 
 
+def test_a_neighbour_that_spins_every_cpu_and_fills_tmp_costs_only_itself(open_kit, tmp_path, watch):
+    """hog, graded beside ann in `grade batch --jobs 2`, spins on every CPU and fills /tmp.
+
+    ann's CPU-bound calls time out if hog takes her CPU. Where that happened her report says she
+    waited for a CPU, and the batch grades her again alone: her report in the end is her honest 8.
+    """
+    classroom = tmp_path / "class"
+    for name, file in (("ann", "busy_neighbour.py"), ("hog", "starve_the_neighbour.py")):
+        (classroom / name).mkdir(parents=True)
+        shutil.copyfile(HOSTILE / file, classroom / name / "toy.py")
+    results, reasons = run_batch(open_kit, [open_kit.resolve("ex01")], find_students(classroom), tmp_path / "marks",
+                                 jobs=2, force=False, seed=1, advance=lambda: None)
+    ann, hog = results["ann"]["ex01"], results["hog"]["ex01"]
+    filled, spinning = map(int, re.search(r"FILLED (\d+) MiB SPINNING (\d+)", hog["submission"]["import_output"]).groups())
+    assert spinning > 0, "the attack ran"
+    if hog["environment"]["sandbox"]["namespaces"].get("mnt"):
+        assert filled < 96, "its private /tmp is capped"
+    assert_honest_score(hog, Attack("starve_the_neighbour.py", 0, (), (FAILED, TIMEOUT)))
+    if ann["score"] != 8:
+        raise DishonestScore(f"ann lost points to her neighbour: {ann['score']} of 8, CPU {ann['environment']['sandbox']}; "
+                             f"graded again after contention: {reasons[Regraded.CONTENTION]}")
+    assert not ann["environment"]["sandbox"]["cpu"]["contended"]
+    watch.assert_nothing_left()
+
+
 CHANNELS = sorted(path.name for path in HOSTILE.glob("*.py") if "@NUMBER@" in path.read_text(encoding="utf-8"))
 
 
@@ -738,7 +764,8 @@ def test_hidden_entries_carry_no_number_the_worker_chose(attack, open_kit, tmp_p
 
 def test_every_attack_file_is_in_the_table():
     listed = {attack.file for attack in ATTACKS} | {"attack_the_neighbour.py", "neighbour_victim.py",
-                                                    "read_stale_worker_homes.py", "copy_a_classmate.py"}
+                                                    "read_stale_worker_homes.py", "copy_a_classmate.py",
+                                                    "starve_the_neighbour.py", "busy_neighbour.py"}
     assert {path.name for path in HOSTILE.glob("*.py")} == listed
     for path in HOSTILE.glob("*.py"):
         doc = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8"))) or ""
