@@ -138,14 +138,15 @@ class Leftovers:
                           if any(uid in owners for uid in uids) and name not in self.ipc_before),
         )
 
-    def settle(self, worker_uids: range | set[int] = frozenset()) -> Left:
-        """What is left once killed processes had a moment to go."""
-        deadline = time.monotonic() + SETTLE_S
+    def settle(self, worker_uids: range | set[int] = frozenset(), settle_s: float = SETTLE_S) -> Left:
+        """What is left once killed processes had a moment (`settle_s`) to go."""
+        deadline = time.monotonic() + settle_s
         while (left := self.left(worker_uids)) and time.monotonic() < deadline:
             time.sleep(0.05)
         return left
 
-    def assert_none(self, worker_uids: range | set[int] = frozenset(), error: type[Exception] = AssertionError) -> None:
+    def assert_none(self, worker_uids: range | set[int] = frozenset(), error: type[Exception] = AssertionError,
+                    settle_s: float = SETTLE_S) -> None:
         """Nothing a grade started is left."""
-        if left := self.settle(worker_uids):
+        if left := self.settle(worker_uids, settle_s):
             raise error(f"outlived the grade: {left}")

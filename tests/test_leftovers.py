@@ -50,7 +50,7 @@ def test_an_escaped_process_that_became_another_program_is_found_and_killed():
         sleeper = _escape()
         assert sleeper in watch.left().processes, "the sleeper stays below this test, as its orphan"
         with pytest.raises(AssertionError, match=str(sleeper)):
-            watch.assert_none()
+            watch.assert_none(settle_s=0.2)  # it will not go by itself
     finally:
         watch.close()
     assert processes.state(sleeper) == "", "closing the watch killed and reaped it"
@@ -113,7 +113,7 @@ def test_a_new_file_and_sysv_object_of_the_owner_are_found_and_older_ones_are_no
             assert str(newer) in left.files and str(older) not in left.files
             assert f"shm {segment}" in left.ipc
             with pytest.raises(AssertionError, match="minimax-kit-leftover-test"):
-                watch.assert_none({owner})
+                watch.assert_none({owner}, settle_s=0.2)
         finally:
             watch.close()
     finally:
