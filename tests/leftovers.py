@@ -101,9 +101,10 @@ class Leftovers:
             except ProcessLookupError:
                 pass
         deadline = time.monotonic() + SETTLE_S  # killed processes become zombies a moment later
-        while (set(processes.descendants(os.getpid())) - self.before) and time.monotonic() < deadline:
+        while self._below() and time.monotonic() < deadline:
             self._reap()
             time.sleep(0.01)
+        self._reap()
 
     def _below(self) -> set[int]:
         """This process's live descendants that were not there (nor below one that was) when the watch began."""
