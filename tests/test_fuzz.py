@@ -23,9 +23,6 @@ breaks, terminal escapes) into the report's one-line message; the raises_at_impo
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
-
 import pytest
 
 from grader.runner import Submission, grade
