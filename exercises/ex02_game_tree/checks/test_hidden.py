@@ -1,6 +1,6 @@
 """Hidden checks for ex02 (counting games in the Simple-Nim tree); never shipped to students.
 
-Expected values come from the curriculum's verified facts (the pile of 6 and
+Expected values come from facts verified by brute force (the pile of 6 and
 the table for piles 1 to 12) or from the small oracle below, which is written
 here on purpose rather than imported from solutions/. The oracle works from
 the counters taken rather than from the pile sizes, counts with tables built
@@ -18,7 +18,7 @@ import pytest
 INF = math.inf
 
 # --------------------------------------------------------------------------
-# Verified facts (curriculum, ex02).
+# Facts verified by brute force.
 # --------------------------------------------------------------------------
 
 # The 13 games from 6, written as the counters taken on each turn.
@@ -134,7 +134,8 @@ def oracle_pruned(n, alpha=-1, beta=1, take_one_first=False):
 
 
 # --------------------------------------------------------------------------
-# The pile of 6 from the teaching text.
+# The pile of 6 in full, and the pile of 7 beside it. The public checks give the pile of 6's
+# numbers, so each check here also asks for 7: an answer learnt by heart for 6 earns nothing.
 # --------------------------------------------------------------------------
 
 
@@ -144,19 +145,21 @@ def oracle_pruned(n, alpha=-1, beta=1, take_one_first=False):
     "each game as the piles before each move, without the final 0, and sort the list."
 )
 def test_six_games(student):
-    """the games from the teaching text's pile"""
+    """every game from piles of 6 and 7"""
     expected = sorted(piles_from_takes(6, [int(take) for take in word]) for word in SIX_AS_TAKES)
-    assert expected == oracle_games(6)  # the oracle agrees with the curriculum
+    assert expected == oracle_games(6)  # the oracle agrees with the list above
     assert student.games(6) == expected
+    assert student.games(7) == oracle_games(7)
 
 
 @pytest.mark.hint(
     "Count every pile size on every path: the root once, and every 0 at the end of a game."
 )
 def test_six_nodes(student):
-    """the node count for the teaching text's pile"""
-    assert oracle_count_nodes(6) == 41
+    """the node counts for piles of 6 and 7"""
+    assert [oracle_count_nodes(6), oracle_count_nodes(7)] == [41, 76]
     assert student.count_nodes(6) == 41
+    assert student.count_nodes(7) == 76
 
 
 @pytest.mark.hint(
@@ -164,9 +167,10 @@ def test_six_nodes(student):
     "game to see who moved last. Return the tuple (first player's wins, second player's wins)."
 )
 def test_six_wins(student):
-    """the wins for the teaching text's pile"""
-    assert oracle_wins(6) == (7, 6)
+    """the wins for piles of 6 and 7"""
+    assert [oracle_wins(6), oracle_wins(7)] == [(7, 6), (12, 12)]
     assert student.wins(6) == (7, 6)
+    assert student.wins(7) == (12, 12)
 
 
 @pytest.mark.points(2)
@@ -175,12 +179,13 @@ def test_six_wins(student):
     "<= alpha, and count every node you enter, the root and the leaves included."
 )
 def test_six_pruned(student):
-    """alpha-beta on the teaching text's pile"""
-    # The curriculum's facts: 17 as specified, 20 with the window (-inf, inf), 23 take-1-first.
+    """alpha-beta on piles of 6 and 7"""
+    # Known counts: 17 as specified, 20 with the window (-inf, inf), 23 take-1-first.
     assert oracle_pruned(6) == 17
     assert oracle_pruned(6, -INF, INF) == 20
     assert oracle_pruned(6, take_one_first=True) == 23
     assert student.pruned_nodes(6) == 17
+    assert student.pruned_nodes(7) == oracle_pruned(7)
 
 
 # --------------------------------------------------------------------------
