@@ -6,8 +6,9 @@ A tree is either
 The root maximises and the player changes at every level.
 
 Three functions live here:
-  - pruned_fraction is already written, but it is BROKEN on purpose: it never
-    stops a node early, so it always answers 0.0. Fix it first.
+  - pruned_fraction is already written, but it is BROKEN on purpose: it
+    gives wrong answers on the README's examples. Find the bug and fix it
+    first.
   - order_best_first and minimal_leaves are yours to write.
 The places to work on are marked "# TODO". Keep the names and the signatures
 exactly as they are, because the checks call them. You may add helper
@@ -36,6 +37,8 @@ def pruned_fraction(tree):
         >>> pruned_fraction([[3, 5, 2], [9, 1, 0], [7, 4, 8]])  # 1 leaf of 9
         0.1111111111111111
     """
+    # TODO: this function is broken on purpose. Compare what it does with the
+    #       rules above and the README's examples, then find the bug and fix it.
     total = count_checked_leaves(tree)
     visited = 0
 
@@ -49,13 +52,11 @@ def pruned_fraction(tree):
             for child in node:
                 best = max(best, search(child, False, alpha, beta))
                 alpha = max(alpha, best)
-                # TODO: BROKEN: the cutoff is missing here, so nothing is ever pruned.
             return best
         best = math.inf
         for child in node:
             best = min(best, search(child, True, alpha, beta))
             beta = min(beta, best)
-            # TODO: BROKEN: the cutoff is missing here too.
         return best
 
     search(tree, True, -math.inf, math.inf)

@@ -11,8 +11,9 @@ WORKED_TREE = [[3, 5, 2], [9, 1, 0], [7, 4, 8]]
 
 @pytest.mark.points(2)
 @pytest.mark.hint(
-    "pruned_fraction never stops early: add the cutoff (if alpha >= beta: break) to both loops, "
-    "and return the share of the leaves skipped, not of those looked at."
+    "Compare the two columns of the picture below: find the first leaf your code evaluates that "
+    "alpha-beta skips, and check which of the README's rules should have stopped the search before "
+    "it. The answer is the share of the leaves skipped, not of those looked at."
 )
 def test_fixed_pruned_fraction(student, feedback):
     """fix pruned_fraction: the worked example skips 1 leaf of 9"""
@@ -23,8 +24,9 @@ def test_fixed_pruned_fraction(student, feedback):
 
 
 @pytest.mark.hint(
-    "The same leaves with the strongest branch first: 3 of the 9 leaves are skipped, by cutoffs in "
-    "the minimiser's loop (stop once alpha >= beta there too), every leaf after a cutoff counted."
+    "The same leaves with the strongest branch first: 3 of the 9 leaves are skipped, one in the "
+    "middle branch and two in the last. Follow the search by hand with the README's rules and "
+    "compare with the picture below; every leaf the search does not evaluate counts as skipped."
 )
 def test_strongest_branch_first(student, feedback):
     """pruned_fraction with the strongest branch first: 3 leaves of 9"""
