@@ -87,9 +87,10 @@ def minimax(state, is_maximizing, variant):
         counter and the player to move has lost;
       - "split": no pile can be split, so the player to move has lost.
 
-    Use alpha-beta pruning and a memo (remember the value of every position
-    you have solved). Sort the piles before using them as a memo key, at
-    least in the "split" game.
+    Use a memo (remember the value of every position you have solved): the
+    largest checks need it. Sort the piles before using them as a memo key,
+    at least in the "split" game. Alpha-beta pruning makes the search faster
+    and is recommended, but the checks grade only the values, not pruning.
 
     Raises:
         ValueError: for an unknown variant or a negative pile.
@@ -104,7 +105,8 @@ def minimax(state, is_maximizing, variant):
     # TODO: if the game is over, return its score for the player to move.
     # TODO: look the position up in your memo (sorted piles, is_maximizing, variant).
     # TODO: score the moves (nim_moves or split_moves) with the other player
-    #       to move; stop once the player to move has found a win.
+    #       to move; stopping once the player to move has found a win
+    #       (alpha-beta here) saves time.
     # TODO: store the answer in the memo and return it.
     raise NotImplementedError("minimax is not written yet")
 

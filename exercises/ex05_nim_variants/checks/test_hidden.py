@@ -177,9 +177,9 @@ def test_split_moves_worked_example(student):
 
 @pytest.mark.points(2)
 @pytest.mark.hint(
-    "best_move returns a (score, new_state) tuple, the max over (minimax(new_state, False, "
-    "variant), new_state): the player to move is Max, the opponent moves next, and ties go to "
-    "the largest new state."
+    "best_move returns a (score, new_state) tuple: the player to move is Max and the opponent "
+    "moves next, so each move is scored with Min to move; the best score wins, and among equal "
+    "scores the largest new state."
 )
 def test_verified_best_moves(student):
     """the verified best moves of all three variants"""
@@ -233,8 +233,8 @@ def test_split_moves_small_states(student):
 
 @pytest.mark.points(2)
 @pytest.mark.hint(
-    "The pile is replaced IN PLACE by two piles, the bigger one first: state[:i] + (counters - "
-    "take, take) + state[i+1:]."
+    "The pile is replaced IN PLACE by two piles, the bigger one first, and every other pile keeps "
+    "its position, as in the README's example for (1, 4)."
 )
 def test_split_moves_random_states(student, rng):
     """split_moves on random states, in order"""

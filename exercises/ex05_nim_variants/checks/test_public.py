@@ -34,8 +34,9 @@ def test_best_move_misere_examples(student):
 
 
 def test_best_move_normal_example(student):
-    """best_move in normal Nim: (2, 3, 5)"""
+    """best_move in normal Nim: (2, 3, 5) and (5, 1)"""
     assert student.best_move((2, 3, 5), "normal") == (1, (2, 3, 1))
+    assert student.best_move((5, 1), "normal") == (1, (1, 1))
 
 
 @pytest.mark.points(2)

@@ -277,8 +277,8 @@ def test_nim_sum_rejects_negative_piles(student):
 
 @pytest.mark.points(2)
 @pytest.mark.hint(
-    "Normal play: None when the nim-sum s is 0; else shrink a pile p with p ^ s < p to p ^ s, "
-    "and return the whole new position as a tuple."
+    "Normal play: None when the nim-sum is 0; otherwise the move takes counters from one pile "
+    "only and must leave a nim-sum of 0. Return the whole new position as a tuple."
 )
 def test_normal_known_positions(student):
     """normal play: known positions"""
@@ -505,8 +505,8 @@ def test_winning_move_rejects_negative_piles(student):
 
 @pytest.mark.points(2)
 @pytest.mark.hint(
-    "grundy(n) is the mex of grundy(n - take) ^ grundy(take) over 1 <= take < n - take: equal "
-    "halves are not a split, and the mex is the smallest missing value, not the largest plus one."
+    "Each Grundy value is the mex over the legal splits only: equal halves are not a split, and "
+    "the mex is the smallest value from 0 up that is missing, not the largest plus one."
 )
 def test_grundy_oeis_a002188(student):
     """grundy(0) to grundy(29) are OEIS A002188"""

@@ -13,9 +13,10 @@ def test_nim_sum_examples(student):
 
 @pytest.mark.points(2)
 @pytest.mark.hint(
-    "With nim-sum s, shrink a pile to pile ^ s where that is smaller; return the whole new "
-    "position as a tuple. In misere play, when at most one pile has 2 or more counters, shrink "
-    "it to 0 or 1 so that an odd number of 1-piles is left."
+    "The second fact behind Bouton's rule in the README says which pile can shrink, and to what, "
+    "so that the nim-sum becomes 0; return the whole new position as a tuple and check that its "
+    "nim-sum is 0. In misere play, when at most one pile has 2 or more counters, shrink it to 0 "
+    "or 1 so that an odd number of 1-piles is left."
 )
 def test_winning_move_examples(student):
     """winning moves from (2,3,5), (5,1) and (1,1,1)"""
@@ -55,8 +56,9 @@ def test_winning_move_huge_piles(student):
 
 @pytest.mark.points(2)
 @pytest.mark.hint(
-    "grundy(n) is the mex of grundy(n - take) ^ grundy(take) over 1 <= take < n - take; "
-    "0, 1 and 2 have no splits."
+    "Build the values upwards: 0, 1 and 2 have no splits and are worth 0; every larger pile needs "
+    "the values of both parts of each of its legal splits, combined as in Nim, and then their "
+    "mex. Compare your values with the README's table for 3 to 6."
 )
 def test_grundy_first_values(student):
     """grundy(0) to grundy(10)"""
