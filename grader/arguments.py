@@ -36,6 +36,7 @@ def _whole_number(minimum: int):
 
 _seed = _whole_number(0)
 _jobs = _whole_number(1)
+_seed_count = _whole_number(1)
 
 
 def _add_kit_option(parser: argparse.ArgumentParser) -> None:
@@ -125,6 +126,9 @@ def _check_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--all", action="store_true", help="check every exercise")
     parser.add_argument("--seeds", type=_seeds, help="seeds for the wrong/ solutions, such as 1,2,3 (default: three)")
     parser.add_argument("--jobs", type=_jobs, default=None, help="grading runs at once (default: one per CPU)")
+    parser.add_argument("--fair-seeds", type=_seed_count, metavar="N",
+                        help="only grade the reference and every alt under seeds 1 to N, for the exercises "
+                             "with a seed-dependent check; each must get full marks on every seed")
     parser.add_argument("--mutation-report", action="store_true",
                         help="advisory: grade automatic operator mutants of each reference; show the score and "
                              "each survivor as a diff")

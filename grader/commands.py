@@ -51,7 +51,7 @@ def run_hint(args: argparse.Namespace, console: Console) -> int:
 def run_check(args: argparse.Namespace, console: Console) -> int:
     """One line per exercise: what held, or every problem found; exit 1 if any exercise is unsound."""
     from grader import display
-    from grader.validation import DEFAULT_SEEDS, check_exercise
+    from grader.validation import DEFAULT_SEEDS, check_exercise, check_fairness, fair_seeds
 
     kit = Kit.find(Path.cwd(), args.kit)
     if args.all == bool(args.exercises):
@@ -67,7 +67,10 @@ def run_check(args: argparse.Namespace, console: Console) -> int:
             display.print_soundness(console, folder.name, [], [str(exc)])
             sound = False
             continue
-        result = check_exercise(kit, exercise, seeds=args.seeds or DEFAULT_SEEDS, jobs=args.jobs)
+        if args.fair_seeds:
+            result = check_fairness(kit, exercise, fair_seeds(args.fair_seeds), jobs=args.jobs)
+        else:
+            result = check_exercise(kit, exercise, seeds=args.seeds or DEFAULT_SEEDS, jobs=args.jobs)
         display.print_soundness(console, exercise.name, result.facts, result.problems)
         sound = sound and result.ok
     return EXIT_PASS if sound else EXIT_LOST_POINTS

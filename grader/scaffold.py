@@ -33,6 +33,7 @@ Explain the idea in the kit's own words, state the rules exactly, and give the p
 
 ```python
 solve(3)   # 6
+solve(10)  # 20
 ```
 
 ## Checking your work
@@ -55,10 +56,12 @@ _PUBLIC = '''"""Public checks for {id}: exactly the README's examples."""
 import pytest
 
 
+# Two inputs with different answers: a solve that always answers 6 must not pass.
 @pytest.mark.points(2)
 def test_readme_example(student):
-    """the README's example"""
+    """the README's examples"""
     assert student.solve(3) == 6
+    assert student.solve(10) == 20
 '''
 
 _HIDDEN = '''"""Hidden checks for {id}. Compute expected values here, never by importing solutions/."""

@@ -10,38 +10,15 @@ from pathlib import Path
 from grader.catalog import PUBLIC_CHECKS, Exercise, Kit, KitError
 from grader.failures import FailureKind
 from grader.mutants import MUTANTS_FILE, Mutant, load_mutants, write_mutant
+from grader.nothing import NothingModule, battery, recorded_answers
 from grader.outcomes import Status
 from grader.runner import StopAt, grade, in_parallel
 from grader.submission import Submission
 
 # Random checks must catch every wrong solution whatever the seed; a few fixed seeds stand in for "any".
 DEFAULT_SEEDS = (1, 2, 20261129)
-# Code that computes nothing: every function of the exercise does one of these, and must score 0.
-# The constants are the plain values checks compare against; the input, what a mutation check sees.
-DO_NOTHING = {
-    "returns 0": "return 0",
-    "returns None": "return None",
-    "raises ValueError": "raise ValueError('nothing is computed here')",
-    "returns its first argument": "return args[0] if args else None",
-    "returns []": "return []",
-    "returns ()": "return ()",
-    "returns {}": "return {}",
-    "returns False": "return False",
-}
-
-
-def do_nothing_battery(exercise: Exercise, folder: Path) -> list[tuple[str, Path]]:
-    """One module per DO_NOTHING behaviour, in which every function of the exercise behaves so: (label, file)."""
-    battery = []
-    for index, (label, body) in enumerate(DO_NOTHING.items()):
-        functions = "\n\n".join(f"def {name}(*args, **kwargs):\n    {body}\n" for name in exercise.functions)
-        path = folder / f"nothing_{index}" / exercise.module
-        path.parent.mkdir(parents=True)
-        path.write_text(f'"""Computes nothing: every function {label}."""\n\n\n{functions}', encoding="utf-8")
-        battery.append((label, path))
-    return battery
-
-
+# Hand-written code that computes nothing, beside the generated battery: each file there must score 0.
+NOTHING_DIR = "nothing"
 @dataclass
 class ExerciseCheck:
     """What `grade check` found for one exercise: a summary of what held, and every problem."""
@@ -178,8 +155,15 @@ def check_exercise(kit: Kit, exercise: Exercise, seeds=DEFAULT_SEEDS, jobs: int 
     if result.problems and not reference.is_file():
         return result
     with tempfile.TemporaryDirectory(prefix="minimax-kit-nothing-") as scratch:
-        battery = do_nothing_battery(exercise, Path(scratch))
-        labels = {path: label for label, path in battery}
+        try:
+            answers = recorded_answers(exercise, reference)
+        except KitError as exc:  # the reference's public run did not end, or recorded nothing
+            result.problems.append(str(exc))
+            answers = {}
+        nothing = battery(exercise, answers, Path(scratch) / "nothing")
+        nothing += [NothingModule(f"{path.relative_to(kit.root)}", path)
+                    for path in sorted(solutions.glob(f"{NOTHING_DIR}/*.py"))]
+        labels = {module.path: module.label for module in nothing}
         mutants = {}
         try:
             for mutant in load_mutants(exercise, kit.root):
@@ -189,7 +173,7 @@ def check_exercise(kit: Kit, exercise: Exercise, seeds=DEFAULT_SEEDS, jobs: int 
         runs = [("reference", reference, None)]
         runs += [("alt", path, None) for path in sorted(solutions.glob("alt/*.py"))]
         runs += [("stub", exercise.stub_path, None)]
-        runs += [("nothing", path, None) for _, path in battery]
+        runs += [("nothing", module.path, None) for module in nothing]
         runs += [("wrong", path, seed) for path in sorted(solutions.glob("wrong/*.py")) for seed in seeds]
         runs += [("mutant", path, seed) for path in mutants for seed in seeds]
 
@@ -204,7 +188,7 @@ def check_exercise(kit: Kit, exercise: Exercise, seeds=DEFAULT_SEEDS, jobs: int 
         if kind == "nothing":
             if report["score"] > 0:
                 paid = ", ".join(test["name"] for test in report["tests"] if test["score"] > 0)
-                result.problems.append(f"code that computes nothing (every function {labels[path]}) scored "
+                result.problems.append(f"code that computes nothing ({labels[path]}) scored "
                                        f"{report['score']:g}/{report['max_score']:g}: {paid}")
             continue
         if kind == "mutant":
@@ -228,5 +212,47 @@ def check_exercise(kit: Kit, exercise: Exercise, seeds=DEFAULT_SEEDS, jobs: int 
     wrongs = len(list(solutions.glob("wrong/*.py")))
     mistakes = f"{wrongs} wrong" + (f" and {len(mutants)} mutants" if mutants else "")
     result.facts.append(f"{len(list(solutions.glob('alt/*.py')))} alt, {mistakes} x {len(seeds)} seeds, "
-                        f"do-nothing {nothing_at_zero}/{len(DO_NOTHING)} at 0")
+                        f"do-nothing {nothing_at_zero}/{len(nothing)} at 0")
+    return result
+
+
+def seed_dependent_checks(exercise: Exercise) -> list[str]:
+    """The checks whose inputs come from the seed: the test functions that take the `rng` fixture."""
+    found = []
+    for path in exercise.check_files():
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            if isinstance(node, ast.FunctionDef) and node.name.startswith("test_"):
+                if "rng" in [arg.arg for arg in node.args.args]:
+                    found.append(node.name)
+    return found
+
+
+def fair_seeds(count: int) -> tuple[int, ...]:
+    """The seeds `grade check --fair-seeds N` grades under: 1 to N, the same on every machine."""
+    return tuple(range(1, count + 1))
+
+
+def check_fairness(kit: Kit, exercise: Exercise, seeds: tuple[int, ...], jobs: int | None = None) -> ExerciseCheck:
+    """Grade the reference and every alt under each seed: each must get full marks on every one.
+
+    Only an exercise with a seed-dependent check is graded; for the others one seed proves as much
+    as many, and the ordinary `grade check` grades them.
+    """
+    result = ExerciseCheck(exercise)
+    dependent = seed_dependent_checks(exercise)
+    if not dependent:
+        result.facts.append("no seed-dependent check")
+        return result
+    solutions = exercise.solution_dir(kit.root)
+    correct = [solutions / exercise.module, *sorted(solutions.glob("alt/*.py"))]
+    runs = [(path, seed) for path in correct for seed in seeds]
+    outcomes = in_parallel(lambda job: (job, grade(kit, exercise, Submission(job[0], job[0].name), seed=job[1])),
+                           runs, jobs)
+    for (path, seed), report in outcomes:
+        if report["status"] != Status.PASS:
+            problems = "; ".join(_lost(report)) or report["message"]
+            result.problems.append(f"{path.relative_to(kit.root)} must get full marks but scored "
+                                   f"{report['score']:g}/{report['max_score']:g} with seed {seed}: {problems}")
+    result.facts.append(f"reference and {len(correct) - 1} alt at full marks on {len(seeds)} seeds "
+                        f"({len(dependent)} seed-dependent checks)")
     return result

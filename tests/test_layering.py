@@ -12,7 +12,8 @@ GRADER = Path(__file__).resolve().parent.parent / "grader"
 # The layers of docs/modules.md, from the bottom up.
 LAYERS = [
     {"outcomes", "wire", "reaper", "run_files", "catalog", "source_map"},
-    {"failures", "isolation", "namespaces", "cpu_time", "submission", "notebook", "tracing", "mutants", "shards"},
+    {"failures", "isolation", "namespaces", "cpu_time", "submission", "notebook", "tracing", "mutants", "shards",
+     "nothing"},
     {"worker_process", "sandbox", "scoring", "formats", "item_analysis"},
     {"plugin", "proxy", "runner"},
     {"validation", "mutation", "export", "batch", "class_report", "scaffold", "play", "watch", "display",

@@ -253,7 +253,7 @@ CALLS = []
 
 def add(a, b):
     CALLS.append(1)
-    return a + b if len(CALLS) in (1, 3) else a + b + 1
+    return a + b if len(CALLS) in (1, 4) or (a, b) == (-4, 1) else a + b + 1
 
 def pair(x):
     return (x, x)
@@ -574,12 +574,12 @@ def _grade_solution(repo_kit, exercise_id: str, path: Path) -> dict:
 
 def test_ex04_pictures_for_wrong_solutions(repo_kit, tmp_path):
     no_cutoff = _grade_solution(repo_kit, "ex04", mutant_file(repo_kit, "ex04", "no_cutoff", tmp_path))
-    worked = no_cutoff["worked example [[3,5,2],[9,1,0],[7,4,8]]"]["message"]
+    worked = no_cutoff["worked example [[3,5,2],[9,1,0],[7,4,8]], and in a mirror"]["message"]
     assert "+-- MIN <= 1   cutoff: alpha 2 >= beta 1" in worked
     assert "|   `-- 0      pruned          yes  <--" in worked
     assert "leaf 0 (tree[1][2]); alpha-beta skips it, because at the second MIN\nnode (tree[1])" in worked
     counting = _grade_solution(repo_kit, "ex04", mutant_file(repo_kit, "ex04", "counts_internal_nodes", tmp_path))
-    message = counting["a tie is enough for a cutoff: [[3,5],[3,1]]"]["message"]
+    message = counting["a tie is enough for a cutoff: [[3,5],[3,1]], and in a mirror"]["message"]
     assert "Your search looked at exactly the leaves alpha-beta looks at, in the\nsame order." in message
     assert "You reported nodes_visited = 6, but your search looked at 3 leaves" in message
     for report in (no_cutoff, counting):

@@ -144,7 +144,7 @@ def drop(board, col):
     _check_shape(board)
     piece = _side_to_move(board)
     if type(col) is not int or not 0 <= col < COLS:
-        raise ValueError(f"column must be an int from 0 to {COLS - 1}, got {col!r}")
+        raise ValueError(f"column must be an int from 0 to 6, got {col!r}")
     if winner(board) is not None:
         raise ValueError(f"the game is over: {winner(board)} has four in a row")
     row = _landing_row(board, col)

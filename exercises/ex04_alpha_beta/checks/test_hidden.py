@@ -277,11 +277,15 @@ def test_result_is_plain_dict(student, rng):
         assert type(got["value"]) in (int, float)
 
 
+# A search that never prunes keeps this rule too (it visits every leaf and prunes none), so the
+# rule pays only once the counts are also right where leaves are pruned.
 @pytest.mark.points(2)
+@pytest.mark.requires(*COUNTER_BID_CORRECT)
 @pytest.mark.hint(
     "total_leaves counts every leaf of the tree, and every leaf is either evaluated or under a "
     "skipped child, so nodes_visited + nodes_pruned == total_leaves; at least one leaf is always "
-    "evaluated, and value is plain minimax's value."
+    "evaluated, and value is plain minimax's value. This check counts once the worked example and "
+    "random trees get the counts of a search that prunes."
 )
 def test_counting_rule_on_random_trees(student, rng):
     """visited and pruned leaves add up to all leaves"""

@@ -9,6 +9,11 @@ from tree_picture import counts_picture, values_picture
 WORKED_TREE = [[3, 5, 2], [9, 1, 0], [7, 4, 8]]
 
 
+def mirror(tree):
+    """The tree with every list reversed."""
+    return [mirror(child) for child in reversed(tree)] if isinstance(tree, list) else tree
+
+
 def report(value, visited, pruned, total):
     """The dict best_counter_bid should return."""
     return {"value": value, "nodes_visited": visited, "nodes_pruned": pruned, "total_leaves": total}
@@ -21,12 +26,13 @@ def report(value, visited, pruned, total):
     "in all)."
 )
 def test_worked_example(student, feedback):
-    """worked example [[3,5,2],[9,1,0],[7,4,8]]"""
+    """worked example [[3,5,2],[9,1,0],[7,4,8]], and in a mirror"""
     tree = [[3, 5, 2], [9, 1, 0], [7, 4, 8]]
     got = student.best_counter_bid(tree)
     if got != report(4, 8, 1, 9):
         feedback.add(counts_picture(student, tree))
     assert got == report(4, 8, 1, 9)
+    assert student.best_counter_bid(mirror(tree)) == report(4, 5, 4, 9)
 
 
 @pytest.mark.hint(
@@ -34,12 +40,13 @@ def test_worked_example(student, feedback):
     "branch and the 5 and the 2 of the last one are skipped."
 )
 def test_worked_example_reordered(student, feedback):
-    """the strongest branch first: [[7,4,8],[9,1,0],[3,5,2]]"""
+    """the strongest branch first: [[7,4,8],[9,1,0],[3,5,2]], and in a mirror"""
     tree = [[7, 4, 8], [9, 1, 0], [3, 5, 2]]
     got = student.best_counter_bid(tree)
     if got != report(4, 6, 3, 9):
         feedback.add(counts_picture(student, tree))
     assert got == report(4, 6, 3, 9)
+    assert student.best_counter_bid(mirror(tree)) == report(4, 7, 2, 9)
 
 
 @pytest.mark.hint(
@@ -47,12 +54,13 @@ def test_worked_example_reordered(student, feedback):
     "and only the 1 is skipped."
 )
 def test_equal_values_cut_off(student, feedback):
-    """a tie is enough for a cutoff: [[3,5],[3,1]]"""
+    """a tie is enough for a cutoff: [[3,5],[3,1]], and in a mirror"""
     tree = [[3, 5], [3, 1]]
     got = student.best_counter_bid(tree)
     if got != report(3, 3, 1, 4):
         feedback.add(counts_picture(student, tree))
     assert got == report(3, 3, 1, 4)
+    assert student.best_counter_bid(mirror(tree)) == report(3, 4, 0, 4)
 
 
 @pytest.mark.hint(

@@ -54,6 +54,7 @@ def test_best_move_examples(student):
     assert student.best_move("XX OO    ") == 2
     assert student.best_move("XX  O    ") == 2
     assert student.best_move("X       O") in (2, 6)
+    assert student.best_move("  X OOX  ") == 3
 
 
 # Raising is easy without computing anything: the points come once each function called here

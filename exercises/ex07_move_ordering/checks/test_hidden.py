@@ -263,9 +263,13 @@ def test_known_trees(student):
         assert student.pruned_fraction(tree) == pytest.approx(skipped / total)
 
 
+# Answering 0.0 to everything passes this alone, so it pays only once pruned_fraction also finds
+# the cutoffs of the known trees.
+@pytest.mark.requires("test_known_trees")
 @pytest.mark.hint(
     "When no node stops early, nothing is pruned and the answer is 0.0, a float (not the int 0); "
-    "a single leaf is one visited leaf."
+    "a single leaf is one visited leaf. This check counts once pruned_fraction is right on the "
+    "known trees."
 )
 def test_nothing_pruned(student, rng):
     """pruned_fraction is 0.0 where no node stops early"""

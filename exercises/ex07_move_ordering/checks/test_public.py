@@ -9,6 +9,11 @@ from tree_picture import fraction_picture, order_picture
 WORKED_TREE = [[3, 5, 2], [9, 1, 0], [7, 4, 8]]
 
 
+def mirror(tree):
+    """The tree with every list reversed."""
+    return [mirror(child) for child in reversed(tree)] if isinstance(tree, list) else tree
+
+
 @pytest.mark.points(2)
 @pytest.mark.hint(
     "Compare the two columns of the picture below: find the first leaf your code evaluates that "
@@ -21,6 +26,7 @@ def test_fixed_pruned_fraction(student, feedback):
     if got != pytest.approx(1 / 9):
         feedback.add(fraction_picture(student, WORKED_TREE))
     assert got == pytest.approx(1 / 9)
+    assert student.pruned_fraction(mirror(WORKED_TREE)) == pytest.approx(4 / 9)
 
 
 @pytest.mark.hint(
@@ -29,12 +35,13 @@ def test_fixed_pruned_fraction(student, feedback):
     "compare with the picture below; every leaf the search does not evaluate counts as skipped."
 )
 def test_strongest_branch_first(student, feedback):
-    """pruned_fraction with the strongest branch first: 3 leaves of 9"""
+    """pruned_fraction with the strongest branch first: 3 leaves of 9 (2 in a mirror)"""
     tree = [[7, 4, 8], [9, 1, 0], [3, 5, 2]]
     got = student.pruned_fraction(tree)
     if got != pytest.approx(3 / 9):
         feedback.add(fraction_picture(student, tree))
     assert got == pytest.approx(3 / 9)
+    assert student.pruned_fraction(mirror(tree)) == pytest.approx(2 / 9)
 
 
 @pytest.mark.points(2)

@@ -194,15 +194,17 @@ def won_position(rng):
             return boards[-1]
 
 
-def positions_where(rng, wanted, accept, low=6, high=34, tries=4000):
-    """Up to wanted live positions for which accept(board) is true."""
+def positions_where(rng, wanted, accept, low=6, high=34):
+    """wanted live positions for which accept(board) is true, drawn until there are that many.
+
+    Every kind asked for turns up within a few hundred random positions, so the loop ends; drawing
+    until there are enough keeps a check from failing for want of positions on some seed.
+    """
     found = []
-    for _ in range(tries):
+    while len(found) < wanted:
         board = live_position(rng, low, high, random_weights(rng) if rng.random() < 0.3 else None)
         if accept(board):
             found.append(board)
-            if len(found) == wanted:
-                break
     return found
 
 
@@ -625,6 +627,8 @@ def check_position(student, moves, answers, depths):
 def test_takes_immediate_win(student):
     """takes an immediate win"""
     check_position(student, [0, 0, 1, 1, 2, 2], {3}, (1, 2, 3, 4))
+    # Three in the middle with both ends open: either end wins now (later, any move still wins).
+    check_position(student, [1, 1, 2, 2, 3, 3], {0, 4}, (1, 2))
 
 
 @pytest.mark.hint("Winning now beats blocking the opponent's threat.")
@@ -640,6 +644,7 @@ def test_wins_rather_than_blocks(student):
 def test_blocks_horizontal_threat(student):
     """blocks a horizontal threat"""
     check_position(student, [6, 0, 6, 1, 5, 2], {3}, (2, 3, 4))
+    check_position(student, [0, 1, 0, 2, 6, 3], {4}, (2, 3, 4))
 
 
 @pytest.mark.hint(
@@ -682,7 +687,6 @@ def test_makes_a_fork(student):
 def test_takes_wins_on_random_positions(student, rng):
     """takes a win on random positions"""
     boards = positions_where(rng, 16, has_immediate_win)
-    assert len(boards) >= 8
     for index, board in enumerate(boards):
         depth = 1 + index % 2
         assert ask_best_move(student, board, depth) in good_moves(board, depth)
@@ -704,7 +708,6 @@ def must_block(board):
 def test_blocks_on_random_positions(student, rng):
     """blocks on random positions"""
     boards = positions_where(rng, 16, must_block)
-    assert len(boards) >= 8
     for index, board in enumerate(boards):
         depth = 2 + index % 2
         assert ask_best_move(student, board, depth) in good_moves(board, depth)
@@ -722,8 +725,7 @@ def forced_win_in_three(board):
 )
 def test_finds_wins_three_plies_ahead(student, rng):
     """finds forced wins three plies ahead"""
-    boards = positions_where(rng, 8, forced_win_in_three, tries=6000)
-    assert len(boards) >= 3
+    boards = positions_where(rng, 8, forced_win_in_three)
     for index, board in enumerate(boards):
         depth = 3 + index % 2
         assert ask_best_move(student, board, depth) in good_moves(board, depth)
@@ -744,8 +746,7 @@ def deep_trap(board):
 )
 def test_avoids_losses_four_plies_ahead(student, rng):
     """avoids losses four plies ahead"""
-    boards = positions_where(rng, 8, deep_trap, tries=6000)
-    assert len(boards) >= 3
+    boards = positions_where(rng, 8, deep_trap)
     for board in boards:
         assert ask_best_move(student, board, 4) in good_moves(board, 4)
 
@@ -838,12 +839,22 @@ def baseline_move(board, piece, rng):
     return rng.choice(cols)
 
 
+class Blunder(Exception):
+    """The student's move in a match was one its depth can prove worse than another move."""
+
+
 def play_one_game(student, rng, student_piece, depth):
-    """Play one game of the student against the baseline; True if the student wins it."""
+    """Play one game of the student against the baseline to its end; True if the student wins it.
+
+    Every move of the student's must be one a search of this depth can justify (good_moves), or the
+    game stops with Blunder: that holds for every correct search, whatever its evaluate.
+    """
     board, piece = EMPTY_BOARD, "X"
     while True:
         if piece == student_piece:
             col = ask_best_move(student, board, depth)
+            if col not in good_moves(board, depth):
+                raise Blunder
         else:
             col = baseline_move(board, piece, rng)
         board, row = place(board, col, piece)
@@ -853,38 +864,32 @@ def play_one_game(student, rng, student_piece, depth):
             return False  # a draw
         piece = other(piece)
 
-# Calibration, with this check's own code (100 games at depth 4, the student starting every other
-# game), over many seeds:
-# - the reference passed 40 seeds of 40, the naive alt 6 of 6 and a search with a tutorial
-#   heuristic 10 of 10 (in 2,000 games of a simulation the reference lost none);
-# - a winner() that misses one diagonal loses about 6% of its games and passed 0 seeds of 100;
-#   the one-ply greedy player loses about 20% and passed 0 of 100;
-# - a correct search whose evaluate() is always 0 loses about 2% and passed 14 seeds of 20: it is
-#   a correct search with a valid (if poor) heuristic, and the README says its pass is down to luck.
-# So one game that is not won is allowed as margin, and a second one fails the check.
-MATCH_GAMES = 100
+
+# A correct search never makes a move its depth can prove worse, whatever its evaluate, so the match
+# asks only that: a count of wins would judge the heuristic, which the README leaves to the student
+# (with a constant evaluate, trying columns from the left, a correct search fails to win about a
+# third of its games, mostly draws). A player that looks one move ahead, or whose depth is
+# hard-wired, makes a provable mistake in about half its games, so 20 games catch it on every seed
+# (bench/RESULTS.md has the table, 30 seeds each).
+MATCH_GAMES = 20
 MATCH_DEPTH = 4
-MATCH_WINS_NEEDED = 99
 
 
-# The whole match: the naive alt takes 55 s in the sandbox on this 2-core machine when it is quiet
-# and 82 s with the other core busy (the reference 3-5 s; the naive alt with its cutoffs removed,
-# i.e. plain minimax, about 180 s). 1800 s gives 22x headroom over 82 s.
+# The whole match: the naive alt takes about 15 s in the sandbox on this 2-core machine, its own
+# moves and the checks' oracle together (the reference about 5 s). 600 s gives 40x headroom.
 @pytest.mark.points(4)
-@pytest.mark.timeout(1800)
+@pytest.mark.timeout(600)
 @pytest.mark.hint(
-    "Your best_move at depth 4 should beat a player that only wins when it can and blocks when "
-    "it must. Check that the search scores wins and losses before the heuristic, that the "
-    "opponent's levels minimise, and that evaluate rewards promising windows of four."
+    "In these games every move of yours must be one your depth can justify: take a win it can see, "
+    "and avoid a loss it can see whenever another move avoids it. Check that the search scores "
+    "wins and losses before the heuristic, that the opponent's levels minimise, that depth - 1 "
+    "goes down the recursion, and that the root keeps the first column with the best score."
 )
 def test_beats_the_baseline(student, rng):
-    """wins matches at depth 4 against a win-or-block baseline"""
-    wins = 0
+    """plays 20 games at depth 4 against a win-or-block baseline without a mistake its depth can see"""
     for game in range(MATCH_GAMES):
-        wins += play_one_game(student, rng, "X" if game % 2 == 0 else "O", MATCH_DEPTH)
-        lost_so_far = game + 1 - wins
-        if lost_so_far > MATCH_GAMES - MATCH_WINS_NEEDED:
-            pytest.fail(
-                f"best_move at depth {MATCH_DEPTH} failed to win {lost_so_far} of its first {game + 1} "
-                f"games against the baseline; it must win at least {MATCH_WINS_NEEDED} of {MATCH_GAMES}"
-            )
+        try:
+            play_one_game(student, rng, "X" if game % 2 == 0 else "O", MATCH_DEPTH)
+        except Blunder:
+            pytest.fail(f"in game {game + 1} of the match, best_move at depth {MATCH_DEPTH} chose a column that "
+                        f"a {MATCH_DEPTH}-ply search can prove worse than another")

@@ -6,10 +6,16 @@ EMPTY = (".......",) * 6
 COLUMN_0_FULL = ("X......", "O......", "X......", "O......", "X......", "O......")
 
 
+def mirror(board):
+    """The board seen in a mirror: column c becomes column 6 - c."""
+    return tuple(row[::-1] for row in board)
+
+
 def play(moves):
     """The board after playing these columns from the empty board, X first (written out by hand)."""
     boards = {
         (0, 0, 1, 1, 2, 2): (".......",) * 4 + ("OOO....", "XXX...."),
+        (1, 1, 2, 2, 3, 3): (".......",) * 4 + (".OOO...", ".XXX..."),
         (0, 5, 6, 5, 0, 5): (".......",) * 3 + (".....O.", "X....O.", "X....OX"),
         (2, 6, 3, 6): (".......",) * 4 + ("......O", "..XX..O"),
         (0, 1, 0, 1, 0, 1, 0): (".......",) * 2 + ("X......", "XO.....", "XO.....", "XO....."),
@@ -53,24 +59,44 @@ def test_winner_examples(student):
 
 @pytest.mark.hint("Score a position where the move just made four in a row as a win, before anything else.")
 def test_best_move_takes_the_win(student):
-    """best_move takes the win after [0,0,1,1,2,2] (depth 1)"""
+    """best_move takes the win after [0,0,1,1,2,2] and [1,1,2,2,3,3] (depth 1)"""
     assert student.best_move(play([0, 0, 1, 1, 2, 2]), 1) == 3
+    assert student.best_move(play([1, 1, 2, 2, 3, 3]), 1) in (0, 4)
 
 
 @pytest.mark.hint(
     "At depth 2 the search sees the opponent's reply; on the opponent's turn it takes the minimum."
 )
 def test_best_move_blocks(student):
-    """best_move blocks after [0,5,6,5,0,5] (depth 2)"""
+    """best_move blocks after [0,5,6,5,0,5], and in the mirror (depth 2)"""
     assert student.best_move(play([0, 5, 6, 5, 0, 5]), 2) == 5
+    assert student.best_move(mirror(play([0, 5, 6, 5, 0, 5])), 2) == 1
 
 
 @pytest.mark.hint(
     "At depth 4 the search sees that two threats at once win: pass depth - 1 down the recursion."
 )
 def test_best_move_makes_a_fork(student):
-    """best_move makes a fork after [2,6,3,6] (depth 4)"""
+    """best_move makes a fork after [2,6,3,6], and in the mirror (depth 4)"""
     assert student.best_move(play([2, 6, 3, 6]), 4) in (1, 4)
+    assert student.best_move(mirror(play([2, 6, 3, 6])), 4) in (2, 5)
+
+
+# X to move, with columns 0, 4 and 5 open: 5 holds the draw, 0 and 4 let O win. Searched centre
+# first with alpha-beta, column 0 comes last and its score is only a bound, equal to the draw's.
+ROOT_TIE_BOARD = (".XXO..X", "XOOX..O", "OXXXO.X", "XOOOXOO", "OOXXXOX", "XXOXOOO")
+
+
+@pytest.mark.hint(
+    "At the root, keep the first column that reaches the best score and change it only for a "
+    "strictly higher one: with alpha-beta, a column searched later can come back with a score "
+    "equal to the best so far that is only a bound, while its real value is lower."
+)
+def test_best_move_keeps_the_first_best_column(student):
+    """best_move holds the draw on the README's nearly full board (depths 3 and 8)"""
+    for depth in (3, 8):
+        assert student.best_move(ROOT_TIE_BOARD, depth) == 5
+        assert student.best_move(mirror(ROOT_TIE_BOARD), depth) == 1
 
 
 @pytest.mark.hint(
