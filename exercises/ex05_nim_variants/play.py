@@ -20,7 +20,7 @@ CALL_TIMEOUT = 4.0
 
 MOST_PILES = 4
 LARGEST_PILE = 7
-# The curriculum's own example: the player to move wins it, in either variant, by leaving (2, 3, 1).
+# The README's own example: the player to move wins it, in either variant, by leaving (2, 3, 1).
 DEFAULT_PILES = (2, 3, 5)
 VARIANTS = {"misere": "misère: whoever takes the last counter loses",
             "normal": "normal: whoever takes the last counter wins"}

@@ -1,6 +1,6 @@
 """Counting games in the game tree of Simple-Nim (reference solution).
 
-The tree is the one the teaching text draws: nobody takes the last counter
+The tree is the one the README draws: nobody takes the last counter
 voluntarily. From a pile of 2 or more a player leaves n-3, n-2 or n-1
 counters, but never 0; from a pile of 1 the player must take it, leaving 0.
 A node is a pile size on a path, the root and the leaves (0) included. The

@@ -1,6 +1,6 @@
 """Hidden checks for ex03 (plain minimax on nested lists); never shipped to students.
 
-Expected values come from the curriculum's verified facts or from the small
+Expected values come from verified facts or from the small
 oracle below, which is written here on purpose rather than imported from
 solutions/.
 
@@ -202,7 +202,7 @@ def deep_trees(rng):
 
 
 # --------------------------------------------------------------------------
-# The verified facts of the curriculum.
+# Verified facts about known trees.
 # --------------------------------------------------------------------------
 
 WORKED_TREE = [[3, 5, 2], [9, 1, 0], [7, 4, 8]]

@@ -1,6 +1,6 @@
 """Hidden checks for ex04 (alpha-beta pruning); never shipped to students.
 
-Expected values come from the curriculum's table of known trees, from the
+Expected values come from a table of known trees, from the
 Knuth-Moore bound, or from the small oracle below, which is written here on
 purpose rather than imported from solutions/.
 
@@ -187,7 +187,7 @@ def tie_heavy_trees(rng):
 
 
 # --------------------------------------------------------------------------
-# The table of known trees (curriculum, verified with the >= rule).
+# The table of known trees (verified with the >= rule).
 # --------------------------------------------------------------------------
 
 def report(value, visited, pruned, total):
@@ -342,7 +342,7 @@ def test_larger_trees(student, rng):
 )
 def test_knuth_moore_bound(student, rng):
     """best-first ordering meets the Knuth-Moore bound"""
-    # (3, 4) and (2, 6) are the curriculum's verified shapes (17 and 15 leaves).
+    # (3, 4) and (2, 6) are the verified shapes (17 and 15 leaves).
     shapes = [(3, 4), (2, 6), (2, 1), (3, 0), (2, 3), (3, 3), (4, 3), (3, 5), (4, 4), (5, 3)]
     shapes += [(2, 9), (6, 2)]
     shapes += [(rng.randint(2, 4), rng.randint(1, 5)) for _ in range(4)]

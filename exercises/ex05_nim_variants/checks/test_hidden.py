@@ -1,6 +1,6 @@
 """Hidden checks for ex05 (Nim variants); never shipped to students.
 
-Expected values come from the curriculum's verified facts and from closed
+Expected values come from verified facts and from closed
 forms: the nim-sum for normal play, the misère rule, and Grundy values for
 the split game, computed by the small table below (written here on purpose
 rather than imported from solutions/). The move orders are checked against
@@ -69,7 +69,7 @@ def grundy_table(limit):
 
 
 GRUNDY = grundy_table(60)
-# The table must agree with OEIS A002188 (the curriculum's verified values).
+# The table must agree with OEIS A002188 (verified values).
 assert GRUNDY[:30] == [0, 0, 0, 1, 0, 2, 1, 0, 2, 1, 0, 2, 1, 3, 2, 1, 3, 2, 4, 3, 0, 4, 3, 0, 4, 3, 0, 4, 1, 2]
 
 

@@ -98,7 +98,7 @@ def reachable():
             mover = to_move(board)
             pending.extend(put(board, square, mover) for square in empties(board))
     positions = sorted(seen)
-    assert len(positions) == 5478  # the curriculum's count
+    assert len(positions) == 5478  # every position a game can reach
     return tuple(positions)
 
 

@@ -1,6 +1,6 @@
 """Hidden checks for ex07 (move ordering); never shipped to students.
 
-Expected values come from the curriculum's facts, from the Knuth-Moore
+Expected values come from known facts, from the Knuth-Moore
 formula, or from the small oracle below, written here on purpose rather than
 imported from solutions/. Reordered trees are judged by their properties
 (the same subtrees, only reordered, and best-first by value at every node),
@@ -239,7 +239,7 @@ def tie_heavy_trees(rng):
 # pruned_fraction: ex04's counting rules, as a share of the leaves.
 # --------------------------------------------------------------------------
 
-# (tree, leaves skipped, leaves in all), from the curriculum's table for ex04.
+# (tree, leaves skipped, leaves in all), from ex04's table of known trees.
 KNOWN_PRUNING = [
     ([[3, 5, 2], [9, 1, 0], [7, 4, 8]], 1, 9),
     ([[7, 4, 8], [9, 1, 0], [3, 5, 2]], 3, 9),
@@ -305,8 +305,9 @@ def test_tie_heavy_trees(student, rng):
 
 @pytest.mark.points(2)
 @pytest.mark.hint(
-    "On a perfectly ordered uniform tree with distinct leaves, alpha-beta evaluates exactly "
-    "b**ceil(d/2) + b**floor(d/2) - 1 of the b**d leaves."
+    "On a perfectly ordered uniform tree with distinct leaves, alpha-beta evaluates exactly the "
+    "Knuth-Moore number of leaves, minimal_leaves(b, d), and skips the rest of the b**d; check "
+    "pruned_fraction against it on small shapes you can draw."
 )
 def test_knuth_moore_fraction(student, rng):
     """pruned_fraction on perfectly ordered trees matches Knuth-Moore"""
@@ -441,11 +442,11 @@ def test_order_tie_heavy(student, rng):
 @pytest.mark.points(2)
 @pytest.mark.hint(
     "After a correct best-first ordering (the same subtrees, only reordered), alpha-beta on a "
-    "uniform tree with distinct leaves evaluates exactly b**ceil(d/2) + b**floor(d/2) - 1 leaves."
+    "uniform tree with distinct leaves evaluates exactly minimal_leaves(b, d) leaves."
 )
 def test_order_meets_knuth_moore(student, rng):
     """alpha-beta on the best-first tree meets the Knuth-Moore bound"""
-    # (3, 4) and (2, 6) are the curriculum's verified shapes (17 and 15 leaves).
+    # (3, 4) and (2, 6) are the README's shapes (17 and 15 leaves).
     shapes = [(3, 4), (2, 6), (2, 2), (3, 3), (4, 3), (3, 5), (4, 4), (5, 3), (2, 9), (6, 2)]
     shapes += [(rng.randint(2, 5), rng.randint(2, 4)) for _ in range(4)]
     for branching, depth in shapes:

