@@ -137,12 +137,14 @@ def _snoop_on_a_world_readable_kit(place: Path, tmp_path: Path, denied: str) -> 
     snoop = tmp_path / "snoop.py"
     snoop.write_text(
         f"TARGETS = {[str(t) for t in targets]!r}\n"
+        "SNOOPED = []\n"
         "def add(a, b):\n"
-        "    for target in TARGETS:\n"
+        "    for target in TARGETS if not SNOOPED else ():  # once: the check calls add twice\n"
         "        try:\n"
         "            print('READ', open(target).read()[:20])\n"
         "        except OSError as exc:\n"
         "            print('DENIED', type(exc).__name__)\n"
+        "    SNOOPED.append(1)\n"
         "    return a + b\n"
     )
     report = grade(kit, kit.resolve("ex01"), Submission(snoop, "snoop.py"), seed=1)

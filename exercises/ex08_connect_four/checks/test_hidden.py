@@ -867,16 +867,16 @@ def play_one_game(student, rng, student_piece, depth):
 
 # A correct search never makes a move its depth can prove worse, whatever its evaluate, so the match
 # asks only that: a count of wins would judge the heuristic, which the README leaves to the student
-# (with a constant evaluate, trying columns from the left, a correct search fails to win about a
-# third of its games, mostly draws). A player that looks one move ahead, or whose depth is
+# (with a constant evaluate, trying columns from the left, a correct search fails to win a quarter
+# to two fifths of its games). A player that looks one move ahead, or whose depth is
 # hard-wired, makes a provable mistake in about half its games, so 20 games catch it on every seed
 # (bench/RESULTS.md has the table, 30 seeds each).
 MATCH_GAMES = 20
 MATCH_DEPTH = 4
 
 
-# The whole match: the naive alt takes about 15 s in the sandbox on this 2-core machine, its own
-# moves and the checks' oracle together (the reference about 5 s). 600 s gives 40x headroom.
+# The whole match: the naive alt takes 13-14 s in the sandbox on this 2-core machine when it is
+# quiet, its own moves and the checks' oracle together (the reference 1 s). 600 s gives over 40x.
 @pytest.mark.points(4)
 @pytest.mark.timeout(600)
 @pytest.mark.hint(
