@@ -151,11 +151,10 @@ def battery(exercise: Exercise, answers: dict[str, list[str]], folder: Path) -> 
     """The fixed behaviours, then the recorded answers as constants, each written as a module under `folder`."""
     plans = [(f"every function {label}", {name: body for name in exercise.functions})
              for label, body in FIXED.items()]
-    for index in range(max(map(len, answers.values()), default=0)):
-        if index >= RECORDED_ANSWERS:
-            break
-        bodies = {name: f"return {values[min(index, len(values) - 1)]}" if values else "return None"
-                  for name, values in ((name, answers.get(name, [])) for name in exercise.functions)}
+    for index in range(min(max(map(len, answers.values()), default=0), RECORDED_ANSWERS)):
+        # A function with fewer answers keeps returning its last; one never asked returns None.
+        bodies = {name: f"return {answers[name][min(index, len(answers[name]) - 1)]}" if name in answers
+                  else "return None" for name in exercise.functions}
         ordinal = ("first", "second", "third", "fourth")[index]
         plans.append((f"every function returns the {ordinal} answer the reference gave the public checks", bodies))
     modules = []
