@@ -37,9 +37,9 @@ sys.path.insert(0, str(ROOT))
 
 from grader.catalog import Kit  # noqa: E402
 from grader.failures import OUTCOMES, FailureKind  # noqa: E402
-from grader.isolation import CpuLease  # noqa: E402
-from grader.mutants import load_mutants, write_mutant  # noqa: E402
-from grader.sandbox import Sandbox, SandboxSettings  # noqa: E402
+from grader.sandbox.isolation import CpuLease  # noqa: E402
+from grader.authoring.known_mistakes import load_mutants, write_mutant  # noqa: E402
+from grader.sandbox.service import Sandbox, SandboxSettings  # noqa: E402
 
 BENCH = Path(__file__).resolve().parent
 SEED = 1
@@ -251,7 +251,7 @@ class PeakMemory:
                     status = (entry / "status").read_text()
                 except OSError:
                     continue
-                kind = "worker" if b"worker.py" in command else "pytest" if b"grader.plugin" in command else None
+                kind = "worker" if b"worker.py" in command else "pytest" if b"grader.grading.plugin" in command else None
                 if kind is None:
                     continue
                 for line in status.splitlines():
@@ -372,7 +372,7 @@ def synthetic_class(reports: list[dict], students: int, seed: int) -> dict[str, 
 
 def bench_report(rows: list[tuple[str, str, str]], students: int = 300) -> None:
     """The class report of 300 students x 9 exercises: built from memory (grade batch), and read back from OUT."""
-    from grader.class_report import attempts_of, read_reports, write_class_report
+    from grader.classroom.class_report import attempts_of, read_reports, write_class_report
 
     results = synthetic_class(reference_reports(), students, SEED)
     reports = sum(len(own) for own in results.values())

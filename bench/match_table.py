@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from grader.catalog import Kit  # noqa: E402
-from grader.mutants import find_mutant, write_mutant  # noqa: E402
+from grader.authoring.known_mistakes import find_mutant, write_mutant  # noqa: E402
 
 CHECKS = ROOT / "exercises" / "ex08_connect_four" / "checks" / "test_hidden.py"
 SOLUTIONS = ROOT / "solutions" / "ex08_connect_four"

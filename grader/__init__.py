@@ -13,7 +13,7 @@ def __getattr__(name: str):
     `grade` alone (the progress list) must start fast, and the runner brings in the sandbox.
     """
     if name in ("Submission", "grade"):
-        from grader import runner
+        from grader.grading import runner
 
         return getattr(runner, name)
     raise AttributeError(f"module 'grader' has no attribute {name!r}")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import hashlib
+import json
 import math
 import re
 import tomllib
@@ -20,9 +21,15 @@ PUBLIC_CHECKS = "test_public.py"
 GAME_FILE = "play.py"
 # Check helpers that several exercises import live once, in exercises/shared_checks/.
 SHARED_CHECKS = "shared_checks"
+# In a handout, what the hidden checks left out were worth (`grade export` writes it into checks/).
+WITHHELD_FILE = "withheld.json"
 
 
-class KitError(Exception):
+class GradeError(Exception):
+    """An error `grade` prints as one line and exits 2 on: a KitError, or the sandbox's SandboxError."""
+
+
+class KitError(GradeError):
     """A usage error or a fault in the kit itself; the CLI prints it as one line and exits 2."""
 
 
@@ -79,6 +86,13 @@ class Exercise:
     def shared_checks_dir(self) -> Path:
         """The kit's folder of check helpers that several exercises import."""
         return self.path.parent / SHARED_CHECKS
+
+    def withheld_checks(self) -> dict | None:
+        """In a handout, how many hidden checks (and points) were left out of this exercise, if any."""
+        try:
+            return json.loads((self.checks_dir / WITHHELD_FILE).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
 
     def check_helpers(self, start: list[Path]) -> list[Path]:
         """The helper modules the files `start` import, directly or not: the exercise's own, then shared ones.

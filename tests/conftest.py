@@ -12,7 +12,7 @@ import jsonschema
 import pytest
 
 from grader.catalog import Kit
-from grader.formats import load_schema
+from grader.report.formats import load_schema
 
 REPO = Path(__file__).resolve().parent.parent
 TOY_KIT = Path(__file__).resolve().parent / "fixtures" / "kit"
@@ -22,7 +22,7 @@ GRADE = [sys.executable, "-m", "grader.cli"]
 def memory_cgroups_work() -> bool:
     """Whether this machine lets the grader give a worker a memory cgroup: root, a mounted memory
     controller, and the right to make a group under this process's own (tried, then undone)."""
-    from grader.isolation import MemoryCgroup, own_memory_cgroup
+    from grader.sandbox.isolation import MemoryCgroup, own_memory_cgroup
 
     parent = own_memory_cgroup() if os.geteuid() == 0 else None
     if parent is None:
@@ -83,7 +83,7 @@ def repo_kit() -> Kit:
 
 def mutant_file(kit: Kit, exercise_id: str, name: str, folder: Path) -> Path:
     """A known mistake of the reference (solutions/exNN/mutants.toml), written out as a submission file."""
-    from grader.mutants import find_mutant, write_mutant
+    from grader.authoring.known_mistakes import find_mutant, write_mutant
 
     exercise = kit.resolve(exercise_id)
     return write_mutant(exercise, kit.root, find_mutant(exercise, kit.root, name), folder)

@@ -9,7 +9,7 @@ import zipfile
 
 import pytest
 
-from grader.batch import error_from_the_grader, find_students
+from grader.classroom.batch import error_from_the_grader, find_students
 from grader.catalog import KitError
 from grader.outcomes import Regraded
 from tests.conftest import REPO, run_grade
@@ -100,7 +100,7 @@ def test_a_report_is_reused_only_while_nothing_that_made_it_changed(toy_kit, cla
 
 
 def test_another_kit_version_regrades(toy_kit, classroom, tmp_path, monkeypatch):
-    from grader import batch
+    from grader.classroom import batch
 
     out = tmp_path / "marks"
     students = batch.find_students(classroom)
@@ -148,7 +148,7 @@ def test_a_report_with_an_error_on_the_graders_side_is_never_reused(toy_kit, cla
 
 
 def test_an_outer_limit_or_no_checks_is_the_graders_error_and_an_import_is_not():
-    from grader.scoring import build_report
+    from grader.report.scoring import build_report
 
     check = {"nodeid": "checks/test_public.py::test_add", "id": "checks/test_public.py::test_add", "name": "add",
              "visibility": "public", "points": 1.0}

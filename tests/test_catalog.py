@@ -341,7 +341,7 @@ def test_an_exercise_id_past_ex99_is_refused_with_the_range(toy_kit):
 
 
 def test_grade_new_refuses_an_id_past_ex99(toy_kit):
-    from grader.scaffold import scaffold
+    from grader.authoring.scaffolding import scaffold
 
     with pytest.raises(KitError, match=r"new exercise 'ex100': exercise ids run from ex01 to ex99"):
         scaffold(toy_kit, "ex100", "overflow", "Overflow")

@@ -22,10 +22,10 @@ from urllib.parse import unquote
 import pytest
 
 from grader.catalog import Kit
-from grader.class_report import CHECK_COLUMNS, attempts_of, histogram_svg, read_reports, render_page
-from grader.item_analysis import attempt_from_report
-from grader.mutants import find_mutant, write_mutant
-from grader.scaffold import scaffold
+from grader.classroom.class_report import CHECK_COLUMNS, attempts_of, histogram_svg, read_reports, render_page
+from grader.classroom.item_analysis import attempt_from_report
+from grader.authoring.known_mistakes import find_mutant, write_mutant
+from grader.authoring.scaffolding import scaffold
 from tests.conftest import REPO, TOY_KIT, run_grade
 
 GOLDEN = REPO / "tests" / "golden"
@@ -201,7 +201,7 @@ def test_names_and_messages_are_escaped(graded):
 
 
 def render_page_of(results: dict) -> str:
-    from grader.item_analysis import analyse_class
+    from grader.classroom.item_analysis import analyse_class
 
     return render_page(analyse_class(attempts_of(results)))
 

@@ -21,7 +21,7 @@ import pytest
 import yaml
 
 from grader.catalog import Kit
-from grader.export import export_handout
+from grader.authoring.export import export_handout
 from tests.conftest import REPO, TOY_KIT
 
 REPORTER = REPO / "tests" / "fixtures" / "classroom_reporter" / "main.js"

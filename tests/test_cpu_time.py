@@ -9,8 +9,8 @@ import time
 
 import pytest
 
-from grader.cpu_time import CONTENDED_SHARE, CONTENDED_WAIT_S, CpuTime, cpu_time, worker_pid
-from grader.worker_process import NAMESPACES_ENV
+from grader.sandbox.cpu_accounting import CONTENDED_SHARE, CONTENDED_WAIT_S, CpuTime, cpu_time, worker_pid
+from grader.sandbox.process import NAMESPACES_ENV
 from tests.conftest import namespaces_work
 from tests.test_sandbox import make_sandbox
 

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from grader.runner import Submission, grade
+from grader.grading.runner import Submission, grade
 from tests.conftest import REPO, mutant_file
 
 RUNS = 20

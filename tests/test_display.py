@@ -8,7 +8,7 @@ import json
 import pytest
 from rich.console import Console
 
-from grader import display
+from grader.cli import display
 from grader.outcomes import Regraded
 
 SANDBOX = {"memory_mb": 512}

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from grader.catalog import Kit
-from grader.validation import DEFAULT_SEEDS
+from grader.authoring.soundness import DEFAULT_SEEDS
 from tests.conftest import REPO, run_grade
 
 EXERCISES = [folder.name for folder in Kit(REPO).exercise_folders()]

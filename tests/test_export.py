@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from grader.export import public_check_modules
+from grader.authoring.export import public_check_modules
 from grader.notebook import handout_notebook, module_cells, notebook_name
-from grader.runner import grade
+from grader.grading.runner import grade
 from grader.submission import Submission
 from tests.conftest import REPO, run_grade
 

@@ -9,8 +9,8 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from grader.catalog import Kit
-from grader.formats import FORMATS, render, to_classroom, to_exercism, to_gradescope
-from grader.runner import Submission, grade
+from grader.report.formats import FORMATS, render, to_classroom, to_exercism, to_gradescope
+from grader.grading.runner import Submission, grade
 from tests.conftest import REPO, TOY_KIT, run_grade
 
 GOLDEN = REPO / "tests" / "golden"
@@ -198,7 +198,7 @@ def test_every_format_through_the_cli(fmt, toy_kit, tmp_path):
 
 
 def test_a_grade_all_summary_maps_every_exercise(reports, validate_report):
-    from grader.scoring import summarize
+    from grader.report.scoring import summarize
 
     summary = validate_report(summarize([reports["partial_solution"], reports["full_solution"]]))
     assert (summary["score"], summary["max_score"], summary["status"]) == (12, 16, "fail")
@@ -212,7 +212,7 @@ def test_a_grade_all_summary_maps_every_exercise(reports, validate_report):
 
 
 def test_exercism_all_errors_only_when_nothing_ran(reports):
-    from grader.scoring import summarize
+    from grader.report.scoring import summarize
 
     some_ran = to_exercism(summarize([reports["syntax_error"], reports["full_solution"]]))
     assert some_ran["status"] == "fail" and some_ran["message"] is None

@@ -14,7 +14,7 @@ earns (it does not compile, or its functions are absent or exactly the reference
 must match it to the letter.
 
 A deterministic sample of those clear-cut cases, two per generator (the first of each kind of
-outcome first), also goes through the real runner (grader.runner.grade, as `grade` does): the report
+outcome first), also goes through the real runner (grader.grading.runner.grade, as `grade` does): the report
 must validate against the schema and give the honest status, score and one-line message.
 
 The fuzz found one hole, now fixed: an exception raised at import carried its raw message (line
@@ -25,10 +25,10 @@ from __future__ import annotations
 
 import pytest
 
-from grader.runner import Submission, grade
+from grader.grading.runner import Submission, grade
 from grader.failures import FailureKind, ImportFailed, StudentFailure, StudentRaised
 from grader.outcomes import Outcome
-from grader.sandbox import Sandbox, SandboxSettings
+from grader.sandbox.service import Sandbox, SandboxSettings
 from tests import leftovers
 from tests.fuzz.compile_check import compile_error
 from tests.fuzz.oracle import FUNCTIONS, MODULE, Expected, expect, worker_compile_errors

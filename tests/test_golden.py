@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from grader.reaper import LINUX_MECHANISMS_ENV
-from grader.runner import Submission, grade
+from grader.sandbox.reaper import LINUX_MECHANISMS_ENV
+from grader.grading.runner import Submission, grade
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
 CASES = sorted(p.name for p in GOLDEN.iterdir() if p.is_dir())

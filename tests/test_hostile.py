@@ -2,7 +2,7 @@
 
 Each file in tests/hostile/ is a toy.py for the toy exercise (ex01, 8 points), named for its
 attack, whose docstring says what it tries and what it should score. Each is graded once, with
-seed 1, through grader.runner.grade, exactly as `grade` does. For every attack this asserts:
+seed 1, through grader.grading.runner.grade, exactly as `grade` does. For every attack this asserts:
 
 (a) the exact score it honestly earns: the checks it may pass are listed below, every other check
     scores 0 with one of the listed outcomes;
@@ -43,13 +43,13 @@ from pathlib import Path
 
 import pytest
 
-from grader.batch import find_students, run_batch
+from grader.classroom.batch import find_students, run_batch
 from grader.catalog import Kit
 from grader.outcomes import Regraded
-from grader.runner import RUN_SLACK, Submission, grade
-from grader.scoring import MESSAGE_CAP
-from grader.isolation import SandboxError, UidLease, uid_range
-from grader.worker_process import IMPORT_TIMEOUT, NAMESPACES_ENV
+from grader.grading.runner import RUN_SLACK, Submission, grade
+from grader.report.scoring import MESSAGE_CAP
+from grader.sandbox.isolation import SandboxError, UidLease, uid_range
+from grader.sandbox.process import IMPORT_TIMEOUT, NAMESPACES_ENV
 from tests import leftovers
 from tests.conftest import REPO, TOY_KIT, memory_cgroups_work, namespaces_work
 
@@ -629,7 +629,7 @@ def test_a_worker_home_left_by_a_killed_grader_is_not_readable_by_a_later_worker
     script = textwrap.dedent(f"""
         import time
         from pathlib import Path
-        from grader.sandbox import Sandbox, SandboxSettings
+        from grader.sandbox.service import Sandbox, SandboxSettings
         box = Sandbox(SandboxSettings(module="toy.py", functions=("add",), source_dir=Path({str(earlier)!r}),
                                       memory_mb=256, cpu_seconds=60, hash_seed=0))
         box.call("add", (1, 2), {{}}, timeout=5)

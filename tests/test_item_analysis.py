@@ -9,7 +9,7 @@ import statistics
 import pytest
 
 from grader.failures import FailureKind
-from grader.item_analysis import (
+from grader.classroom.item_analysis import (
     CRASH_KINDS,
     Flag,
     Undefined,

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from grader.catalog import KitError
-from grader.mutants import load_equivalent, mutants_path
-from grader.mutation import operator_mutants, mutation_report, survivor_diff
+from grader.authoring.known_mistakes import load_equivalent, mutants_path
+from grader.authoring.operator_mutants import operator_mutants, mutation_report, survivor_diff
 from tests.conftest import run_grade
 
 SOURCE = '''def pick(values, limit):

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from grader.namespaces import SCRATCH_MB, _folders_to_bind, linux_namespaces_possible, namespaces_held
-from grader.sandbox import Sandbox, SandboxSettings
+from grader.sandbox.namespaces import SCRATCH_MB, _folders_to_bind, linux_namespaces_possible, namespaces_held
+from grader.sandbox.service import Sandbox, SandboxSettings
 from tests.conftest import namespaces_work
 
 needs_namespaces = pytest.mark.skipif(not (linux_namespaces_possible() and namespaces_work()),

@@ -7,7 +7,7 @@ import ast
 import pytest
 
 from grader.catalog import KitError, load_exercise
-from grader.nothing import FIXED, RECORDED_ANSWERS, battery, recorded_answers
+from grader.authoring.nothing import FIXED, RECORDED_ANSWERS, battery, recorded_answers
 
 
 def _toy(toy_kit):

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from grader.catalog import Kit, KitError
-from grader.play import find_games, load_game
+from grader.cli.play import find_games, load_game
 from tests.conftest import GRADE, REPO
 
 GAMES = {"simple-nim": "ex01_simple_nim", "nim": "ex05_nim_variants", "tictactoe": "ex06_tic_tac_toe",

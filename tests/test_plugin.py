@@ -9,8 +9,8 @@ from types import SimpleNamespace
 import pytest
 
 from grader.catalog import KitError
-from grader.plugin import check_name
-from grader.runner import Submission, grade
+from grader.grading.plugin import check_name
+from grader.grading.runner import Submission, grade
 
 
 def _item(function, originalname=None):

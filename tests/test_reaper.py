@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from grader import reaper
+from grader.sandbox import reaper
 
 LINUX = sys.platform.startswith("linux")
 

@@ -11,11 +11,13 @@ from pathlib import Path
 
 import pytest
 
-from grader import runner, submission
+from grader import submission
+
+from grader.grading import runner
 from grader.catalog import Kit, KitError
-from grader.runner import StopAt, grade
+from grader.grading.runner import StopAt, grade
 from grader.submission import Submission, SubmissionProblem, derive_seed, prepare_submission
-from grader.worker_process import NAMESPACES_ENV
+from grader.sandbox.process import NAMESPACES_ENV
 from tests.conftest import TOY_KIT
 
 GOOD = "def add(a, b):\n    return a + b\n"

@@ -19,9 +19,9 @@ from pathlib import Path
 import pytest
 
 from grader.failures import FailureKind, ImportFailed, StudentFailure, StudentRaised, describe_signal, ended
-from grader.isolation import SandboxError, choose_interpreter, own_memory_cgroup, uid_range
-from grader.sandbox import Sandbox, SandboxSettings
-from grader.worker_process import NAMESPACES_ENV
+from grader.sandbox.isolation import SandboxError, choose_interpreter, own_memory_cgroup, uid_range
+from grader.sandbox.service import Sandbox, SandboxSettings
+from grader.sandbox.process import NAMESPACES_ENV
 from tests import processes
 from tests.conftest import memory_cgroups_work
 
@@ -565,7 +565,7 @@ def test_a_worker_dies_with_its_grading_process(tmp_path):
     script = textwrap.dedent(f"""
         import sys, time
         from pathlib import Path
-        from grader.sandbox import Sandbox, SandboxSettings
+        from grader.sandbox.service import Sandbox, SandboxSettings
         box = Sandbox(SandboxSettings(module="mod.py", functions=("pid",), source_dir=Path({str(folder)!r}),
                                       memory_mb=256, cpu_seconds=60, hash_seed=0))
         box.call("pid", (), {{}}, timeout=5)
@@ -589,7 +589,7 @@ def test_as_root_a_sweep_spares_a_uid_another_grader_has_leased():
     """The runner's final sweep must not kill a worker that a parallel grade started under a reused uid."""
     import subprocess
 
-    from grader.isolation import UidLease, sweep_uid
+    from grader.sandbox.isolation import UidLease, sweep_uid
 
     lease = UidLease()
     uid = lease.uid
@@ -624,7 +624,8 @@ def forge():
 
 def test_a_worker_that_never_starts_says_why(tmp_path, monkeypatch):
     """What the interpreter printed before the worker was ready goes into the import error."""
-    from grader import wire, worker_process
+    from grader.sandbox import wire
+    from grader.sandbox import process as worker_process
 
     broken = tmp_path / "worker.py"
     broken.write_text("import sys\nprint('worker script cannot start: missing piece', file=sys.stderr)\nsys.exit(3)\n")
@@ -661,7 +662,7 @@ def test_a_worker_interpreter_of_another_python_version_is_a_kit_fault(tmp_path,
 @pytest.mark.skipif(not hasattr(os, "sched_setaffinity"), reason="CPU affinity is a Linux feature")
 def test_cpu_leases_pin_side_by_side_grades_to_different_cpus():
     # Grading processes side by side, each holding its lease until its stdin closes.
-    script = ("import os, sys\nfrom grader.isolation import CpuLease\nlease = CpuLease()\n"
+    script = ("import os, sys\nfrom grader.sandbox.isolation import CpuLease\nlease = CpuLease()\n"
               "print(lease.cpu, sorted(os.sched_getaffinity(0)), flush=True)\nsys.stdin.read()\n")
     allowed = sorted(os.sched_getaffinity(0))
     children = [subprocess.Popen([sys.executable, "-c", script], stdin=subprocess.PIPE, stdout=subprocess.PIPE,

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import pytest
 
-from grader.scoring import MESSAGE_CAP, build_report, cap, check_passed, score_check
-from grader.wire import truncate
+from grader.report.scoring import MESSAGE_CAP, build_report, cap, check_passed, score_check
+from grader.text import truncate
 
 PASSED = {"outcome": "passed", "message": None, "output": None}
 

@@ -9,7 +9,7 @@ import shutil
 import pytest
 
 from grader.catalog import Kit, KitError
-from grader.shards import Shard, inputs_path, parse_shard, shard_of
+from grader.classroom.shards import Shard, inputs_path, parse_shard, shard_of
 from tests.conftest import REPO, TOY_KIT, run_grade
 
 GOLDEN = REPO / "tests" / "golden"
@@ -188,7 +188,7 @@ def test_a_shard_with_a_report_missing_is_incomplete(toy_kit_module, graded, tmp
 
 
 def test_kit_error_is_the_merge_refusal_type():
-    from grader.shards import check_shards
+    from grader.classroom.shards import check_shards
 
     with pytest.raises(KitError):
         check_shards([REPO / "nowhere"])

@@ -11,7 +11,7 @@ import nbformat
 import pytest
 from nbformat import v4
 
-from grader.runner import grade
+from grader.grading.runner import grade
 from grader.source_map import SourceMap
 from grader.submission import (
     Submission,

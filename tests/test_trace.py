@@ -15,10 +15,10 @@ from pathlib import Path
 import pytest
 
 from grader.catalog import Kit, KitError
-from grader.proxy import StudentProxy
-from grader.tracing import TraceRead, TracingUnavailable
-from grader.runner import Submission, grade
-from grader.sandbox import Sandbox, SandboxSettings
+from grader.grading.proxy import StudentProxy
+from grader.grading.tracing import TraceRead, TracingUnavailable
+from grader.grading.runner import Submission, grade
+from grader.sandbox.service import Sandbox, SandboxSettings
 from tests.conftest import REPO, mutant_file
 
 STUDENT = '''
@@ -273,8 +273,8 @@ def _grade_toy(kit: Kit, with_pictures: bool, validate) -> dict:
     checks = kit.root / "exercises" / "ex01_toy" / "checks"
     public, hidden = checks / "test_public.py", checks / "test_hidden.py"
     if with_pictures:
-        public.write_text("from grader.tracing import TracingUnavailable\n" + public.read_text() + FEEDBACK_CHECKS)
-        hidden.write_text("from grader.tracing import TracingUnavailable\n" + hidden.read_text()
+        public.write_text("from grader.grading.tracing import TracingUnavailable\n" + public.read_text() + FEEDBACK_CHECKS)
+        hidden.write_text("from grader.grading.tracing import TracingUnavailable\n" + hidden.read_text()
                           + HIDDEN_FEEDBACK_CHECKS)
     else:
         public.write_text(public.read_text() + PLAIN_CHECKS)

@@ -25,7 +25,7 @@ from pathlib import Path
 
 import pytest
 
-from grader.isolation import choose_interpreter, uid_range
+from grader.sandbox.isolation import choose_interpreter, uid_range
 from tests.conftest import TOY_KIT, namespaces_work
 
 AS_ROOT = os.geteuid() == 0

@@ -18,8 +18,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from grader import wire
-from grader.wire import HEADER, MAX_DEPTH, MAX_ITEMS, MAX_MESSAGE_BYTES, WireError, dumps, loads
+from grader.sandbox import wire
+from grader.sandbox.wire import HEADER, MAX_DEPTH, MAX_ITEMS, MAX_MESSAGE_BYTES, WireError, dumps, loads
 
 
 def roundtrip(value):
@@ -324,7 +324,7 @@ def test_the_largest_values_the_encoder_allows_are_decoded(shape):
 
 FORGED_WORST = """
 import resource, sys
-from grader import wire
+from grader.sandbox import wire
 before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 body = b"[" + b"[]," * (wire.MAX_MESSAGE_BYTES // 3 - 1) + b"[]]"  # 11 million empty lists, within the size limit
 try:

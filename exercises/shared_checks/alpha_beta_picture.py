@@ -32,8 +32,7 @@ import math
 import textwrap
 from dataclasses import dataclass, field
 
-from grader.catalog import KitError
-from grader.tracing import TracingUnavailable
+from grader.checks import KitError, TracingUnavailable
 
 # The picture's lines fit an 80-column terminal under the report's indentation.
 WIDTH = 72

@@ -18,7 +18,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader.isolation import choose_interpreter
+from grader.sandbox.isolation import choose_interpreter
 from tests.fuzz.compile_check import MODULE
 from tests.fuzz.submissions import REFERENCE, Case
 

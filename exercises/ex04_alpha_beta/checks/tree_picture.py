@@ -10,7 +10,7 @@ from __future__ import annotations
 from types import MappingProxyType
 
 from alpha_beta_picture import INF, Facts, Searched, divergence, facts_from_table, render, your_leaves
-from grader.tracing import TracingUnavailable
+from grader.checks import TracingUnavailable
 
 
 def counts_picture(student, tree) -> str:

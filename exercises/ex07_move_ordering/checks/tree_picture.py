@@ -14,7 +14,7 @@ from types import MappingProxyType
 
 from alpha_beta_picture import (INF, WIDTH, Facts, Searched, divergence, facts_from_table, num, outline, render,
                                 table_key, your_leaves)
-from grader.tracing import TracingUnavailable
+from grader.checks import TracingUnavailable
 
 
 def fraction_picture(student, tree) -> str:

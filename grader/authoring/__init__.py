@@ -1,0 +1,26 @@
+"""The authoring wing: the instructor's tools that prove an exercise sound, and make and ship exercises.
+
+`soundness` is what `grade check` runs; `known_mistakes` reads `mutants.toml`; `operator_mutants`
+makes mutants by operator; `nothing` is code that computes nothing; `scaffolding` is `grade new`;
+`export` writes the student handout and the Gradescope bundle. Its face is below; code outside
+the wing imports only these names.
+"""
+
+from grader.faces import lazy_exports
+
+EXPORTS = {
+    "DEFAULT_SEEDS": "soundness",
+    "check_exercise": "soundness",
+    "check_fairness": "soundness",
+    "fair_seeds": "soundness",
+    "find_mutant": "known_mistakes",
+    "write_mutant": "known_mistakes",
+    "load_equivalent": "known_mistakes",
+    "mutation_report": "operator_mutants",
+    "survivor_diff": "operator_mutants",
+    "scaffold": "scaffolding",
+    "export_handout": "export",
+    "export_gradescope": "export",
+}
+__all__ = sorted(EXPORTS)
+__getattr__ = lazy_exports(__name__, EXPORTS)

@@ -1,0 +1,258 @@
+"""`grade check`: prove an exercise sound by grading its reference, alt, wrong and stub solutions."""
+
+from __future__ import annotations
+
+import ast
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from grader.catalog import PUBLIC_CHECKS, Exercise, Kit, KitError
+from grader.failures import FailureKind
+from grader.authoring.known_mistakes import MUTANTS_FILE, Mutant, load_mutants, write_mutant
+from grader.authoring.nothing import NothingModule, battery, recorded_answers
+from grader.outcomes import Status
+from grader.grading import StopAt, grade, in_parallel
+from grader.submission import Submission
+
+# Random checks must catch every wrong solution whatever the seed; a few fixed seeds stand in for "any".
+DEFAULT_SEEDS = (1, 2, 20261129)
+# Hand-written code that computes nothing, beside the generated battery: each file there must score 0.
+NOTHING_DIR = "nothing"
+@dataclass
+class ExerciseCheck:
+    """What `grade check` found for one exercise: a summary of what held, and every problem."""
+
+    exercise: Exercise
+    problems: list[str] = field(default_factory=list)
+    facts: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        """Whether the exercise is sound."""
+        return not self.problems
+
+
+def _defined_functions(path: Path) -> set[str]:
+    """Top-level function names of a Python file, read without running it."""
+    return {node.name for node in ast.parse(path.read_text(encoding="utf-8")).body
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
+
+
+def _imports_solutions(path: Path) -> bool:
+    """Whether a check file imports anything from solutions/ (checks must compute their own answers)."""
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            names = [alias.name for alias in node.names] + [getattr(node, "module", None) or ""]
+            if any("solution" in name for name in names):
+                return True
+    return False
+
+
+def _requirements(path: Path) -> dict[str, list[str]]:
+    """The test functions of a check file, each with the names its @pytest.mark.requires gives."""
+    found = {}
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.FunctionDef):
+            found[node.name] = [arg.value for decorator in node.decorator_list
+                                if isinstance(decorator, ast.Call) and isinstance(decorator.func, ast.Attribute)
+                                and decorator.func.attr == "requires"
+                                for arg in decorator.args if isinstance(arg, ast.Constant)]
+    return found
+
+
+def static_problems(kit: Kit, exercise: Exercise) -> list[str]:
+    """Problems visible without grading: files, # TODOs, hints, function names, forbidden imports."""
+    problems = []
+    solutions = exercise.solution_dir(kit.root)
+    reference = solutions / exercise.module
+    for required in (exercise.path / "README.md", exercise.stub_path, reference):
+        if not required.is_file():
+            problems.append(f"{required.relative_to(kit.root)} is missing")
+    if exercise.stub_path.is_file() and "# TODO" not in exercise.stub_path.read_text(encoding="utf-8"):
+        problems.append(f"{exercise.stub_path.name}: the stub has no # TODO markers")
+    if not exercise.hints:
+        problems.append("exercise.toml: hints is empty")
+    for path in (exercise.stub_path, reference):
+        if path.is_file():
+            missing = sorted(set(exercise.functions) - _defined_functions(path))
+            if missing:
+                problems.append(f"{path.relative_to(kit.root)} does not define {', '.join(missing)}")
+    if not list(solutions.glob("alt/*.py")):
+        problems.append("solutions: no alt/ solution (at least one plain, naive one is required)")
+    if not list(solutions.glob("wrong/*.py")) and not (solutions / MUTANTS_FILE).is_file():
+        problems.append(f"solutions: no known mistake (a wrong/ solution or {MUTANTS_FILE})")
+    for path in exercise.checks_dir.glob("*.py"):
+        if _imports_solutions(path):
+            problems.append(f"{path.relative_to(kit.root)} imports from solutions/")
+    public = exercise.checks_dir / PUBLIC_CHECKS
+    if public.is_file():
+        # The handout ships the public checks alone, so a public check may wait only on public ones.
+        defined = _requirements(public)
+        for name, required in defined.items():
+            for missing in [name for name in required if name not in defined]:
+                problems.append(f"{public.relative_to(kit.root)}: {name} requires {missing}, which is not a "
+                                "public check, so the handout could not collect it")
+    return problems
+
+
+def _function(test: dict) -> str:
+    """The test function a report entry is a case of: the id is pytest's `file::function[case]`."""
+    return test["id"].split("::", 1)[1].split("[", 1)[0]
+
+
+def mutant_problems(mutant: Mutant, seed: int, report: dict) -> list[str]:
+    """Why a graded mutant is not caught: it kept full marks, its caught_by checks passed, or only timeouts caught it."""
+    where = f"mutant {mutant.name!r} (seed {seed})"
+    lost = [test for test in report["tests"] if test["score"] < test["max_score"]]
+    if not lost:
+        return [f"{where} got full marks: a check is missing ({mutant.why})"]
+    timing_out = "only by timing out, which does not show that a check catches it (a busy machine times out first)"
+    if mutant.caught_by:
+        problems = []
+        for check in mutant.caught_by:
+            failed = [test for test in lost if _function(test) == check]
+            if not failed:
+                problems.append(f"{where}: {check}, in its caught_by, did not fail")
+            elif not any(map(_caught, failed)) and not mutant.deadline:
+                problems.append(f"{where}: {check}, in its caught_by, failed {timing_out}; if only a deadline "
+                                "can catch this mistake, say why in the mutant's 'deadline'")
+        return problems
+    if not any(map(_caught, lost)):
+        return [f"{where} lost points {timing_out}"]
+    return []
+
+
+def _caught(test: dict) -> bool:
+    """Whether a check that lost points caught the mistake itself: not by a deadline, by waiting on a
+    check that failed, or by being left unrun once another check had caught it."""
+    kind = (test.get("failure") or {}).get("kind")
+    return kind not in (FailureKind.TIMEOUT, FailureKind.WAITING, FailureKind.ERROR)
+
+
+def _lost(report: dict) -> list[str]:
+    return [f"{test['name']} ({test['outcome']})" for test in report["tests"] if test["score"] < test["max_score"]]
+
+
+def _stop_at(kind: str, mutant: Mutant | None) -> StopAt:
+    """How far a grade of grade check must go: a known mistake needs only to be caught, the rest all the way.
+
+    A wrong/ solution must lose points, however; a mutant must lose them on a value, an exception or
+    a crash, unless it names the checks that must fail (caught_by), which then all run.
+    """
+    if kind == "wrong":
+        return StopAt.FIRST_FAILURE
+    if kind == "mutant" and mutant is not None and not mutant.caught_by:
+        return StopAt.FIRST_CATCH
+    return StopAt.NEVER
+
+
+def check_exercise(kit: Kit, exercise: Exercise, seeds=DEFAULT_SEEDS, jobs: int | None = None) -> ExerciseCheck:
+    """Grade the exercise's reference, alts, wrongs (under every seed) and stub, and say what is wrong."""
+    result = ExerciseCheck(exercise, problems=static_problems(kit, exercise))
+    solutions = exercise.solution_dir(kit.root)
+    reference = solutions / exercise.module
+    if result.problems and not reference.is_file():
+        return result
+    with tempfile.TemporaryDirectory(prefix="minimax-kit-nothing-") as scratch:
+        try:
+            answers = recorded_answers(exercise, reference)
+        except KitError as exc:  # the reference's public run did not end, or recorded nothing
+            result.problems.append(str(exc))
+            answers = {}
+        nothing = battery(exercise, answers, Path(scratch) / "nothing")
+        nothing += [NothingModule(f"{path.relative_to(kit.root)}", path)
+                    for path in sorted(solutions.glob(f"{NOTHING_DIR}/*.py"))]
+        labels = {module.path: module.label for module in nothing}
+        mutants = {}
+        try:
+            for mutant in load_mutants(exercise, kit.root):
+                mutants[write_mutant(exercise, kit.root, mutant, Path(scratch) / "mutants")] = mutant
+        except KitError as exc:  # a malformed file, a stale find or an edit that does not compile
+            result.problems.append(str(exc))
+        runs = [("reference", reference, None)]
+        runs += [("alt", path, None) for path in sorted(solutions.glob("alt/*.py"))]
+        runs += [("stub", exercise.stub_path, None)]
+        runs += [("nothing", module.path, None) for module in nothing]
+        runs += [("wrong", path, seed) for path in sorted(solutions.glob("wrong/*.py")) for seed in seeds]
+        runs += [("mutant", path, seed) for path in mutants for seed in seeds]
+
+        def run(job):
+            kind, path, seed = job
+            stop_at = _stop_at(kind, mutants.get(path))
+            return job, grade(kit, exercise, Submission(path, path.name), seed=seed, stop_at=stop_at)
+
+        outcomes = in_parallel(run, runs, jobs)
+    nothing_at_zero = sum(kind == "nothing" and report["score"] == 0 for (kind, _, _), report in outcomes)
+    for (kind, path, seed), report in outcomes:
+        if kind == "nothing":
+            if report["score"] > 0:
+                paid = ", ".join(test["name"] for test in report["tests"] if test["score"] > 0)
+                result.problems.append(f"code that computes nothing ({labels[path]}) scored "
+                                       f"{report['score']:g}/{report['max_score']:g}: {paid}")
+            continue
+        if kind == "mutant":
+            result.problems.extend(f"{exercise.id} {problem}" for problem in mutant_problems(mutants[path], seed, report))
+            continue
+        shown = path.relative_to(kit.root)
+        if kind in ("reference", "alt") and report["status"] != Status.PASS:
+            problems = "; ".join(_lost(report)) or report["message"]
+            result.problems.append(f"{shown} must get full marks but scored "
+                                   f"{report['score']:g}/{report['max_score']:g}: {problems}")
+        elif kind == "stub":
+            if exercise.stub_may_score is None and report["score"] > 0:
+                result.problems.append(f"{shown}: the untouched stub must score 0 but scored {report['score']:g}")
+            elif report["status"] == Status.PASS:
+                result.problems.append(f"{shown}: the untouched stub passes every check")
+            result.facts.append(f"stub {report['score']:g}/{report['max_score']:g}")
+        elif kind == "wrong" and report["score"] >= report["max_score"]:
+            result.problems.append(f"{shown} got full marks with seed {seed}: a check is missing")
+        if kind == "reference":
+            result.facts.insert(0, f"reference {report['score']:g}/{report['max_score']:g}")
+    wrongs = len(list(solutions.glob("wrong/*.py")))
+    mistakes = f"{wrongs} wrong" + (f" and {len(mutants)} mutants" if mutants else "")
+    result.facts.append(f"{len(list(solutions.glob('alt/*.py')))} alt, {mistakes} x {len(seeds)} seeds, "
+                        f"do-nothing {nothing_at_zero}/{len(nothing)} at 0")
+    return result
+
+
+def seed_dependent_checks(exercise: Exercise) -> list[str]:
+    """The checks whose inputs come from the seed: the test functions that take the `rng` fixture."""
+    found = []
+    for path in exercise.check_files():
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            if isinstance(node, ast.FunctionDef) and node.name.startswith("test_"):
+                if "rng" in [arg.arg for arg in node.args.args]:
+                    found.append(node.name)
+    return found
+
+
+def fair_seeds(count: int) -> tuple[int, ...]:
+    """The seeds `grade check --fair-seeds N` grades under: 1 to N, the same on every machine."""
+    return tuple(range(1, count + 1))
+
+
+def check_fairness(kit: Kit, exercise: Exercise, seeds: tuple[int, ...], jobs: int | None = None) -> ExerciseCheck:
+    """Grade the reference and every alt under each seed: each must get full marks on every one.
+
+    Only an exercise with a seed-dependent check is graded; for the others one seed proves as much
+    as many, and the ordinary `grade check` grades them.
+    """
+    result = ExerciseCheck(exercise)
+    dependent = seed_dependent_checks(exercise)
+    if not dependent:
+        result.facts.append("no seed-dependent check")
+        return result
+    solutions = exercise.solution_dir(kit.root)
+    correct = [solutions / exercise.module, *sorted(solutions.glob("alt/*.py"))]
+    runs = [(path, seed) for path in correct for seed in seeds]
+    outcomes = in_parallel(lambda job: (job, grade(kit, exercise, Submission(job[0], job[0].name), seed=job[1])),
+                           runs, jobs)
+    for (path, seed), report in outcomes:
+        if report["status"] != Status.PASS:
+            problems = "; ".join(_lost(report)) or report["message"]
+            result.problems.append(f"{path.relative_to(kit.root)} must get full marks but scored "
+                                   f"{report['score']:g}/{report['max_score']:g} with seed {seed}: {problems}")
+    result.facts.append(f"reference and {len(correct) - 1} alt at full marks on {len(seeds)} seeds "
+                        f"({len(dependent)} seed-dependent checks)")
+    return result

@@ -1,0 +1,252 @@
+"""The `grade` command: parse arguments, dispatch, write the report, exit 0/1/2; `display` does the showing.
+
+Only what the progress list needs is imported at the top: `grade` alone must answer at once, so
+the runner, the sandbox, pytest and the other commands' modules are imported where they are used.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from grader.cli.arguments import (
+    BATCH_ACTIONS,
+    COMMANDS,
+    build_batch_action_parser,
+    build_command_parser,
+    build_parser,
+)
+from grader.catalog import Exercise, GradeError, Kit, KitError
+from grader.report import render
+from grader.outcomes import Status
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from grader.submission import Submission
+
+EXIT_PASS, EXIT_LOST_POINTS, EXIT_USAGE = 0, 1, 2
+
+
+class Terminal:
+    """The rich Console, made on first use: a grade starts its checks before rich is even loaded."""
+
+    def __init__(self):
+        self._console: Console | None = None
+
+    def __call__(self) -> Console:
+        if self._console is None:
+            from rich.console import Console
+
+            self._console = Console(highlight=False)
+        return self._console
+
+
+def _load_display_meanwhile() -> None:
+    """Import the display (and rich) in a thread, while the main thread waits for the checks."""
+    import importlib
+    import threading
+
+    threading.Thread(target=importlib.import_module, args=("grader.cli.display",), daemon=True).start()
+
+
+def run_command(args: argparse.Namespace, console: Console) -> int:
+    """Run a parsed command; each one's module is imported only when it runs."""
+    if args.command == "play":
+        from grader.cli.play import run_play
+
+        return run_play(args, console)
+    if args.command == "hint":
+        from grader.cli.student_commands import run_hint
+
+        return run_hint(args, console)
+    from grader.cli import instructor_commands as commands
+
+    runs = {"check": commands.run_check, "new": commands.run_new, "export": commands.run_export,
+            "batch": commands.run_batch, "batch report": commands.run_batch_report,
+            "batch merge": commands.run_batch_merge}
+    return runs[args.command](args, console)
+
+
+def _shown(path: Path, kit: Kit) -> str:
+    """A path as the report shows it: relative to the kit when inside it."""
+    try:
+        return path.resolve().relative_to(kit.root).as_posix()
+    except ValueError:
+        return str(path)
+
+
+def _submission(args, kit: Kit, exercise: Exercise) -> tuple[Submission, bool]:
+    """What to grade, and whether it is the student's own file in the kit (which updates reports/)."""
+    from grader.submission import Submission
+
+    if args.submission is not None:
+        if not args.submission.exists():
+            raise KitError(f"--submission {args.submission}: no such file or folder")
+        return Submission(args.submission, _shown(args.submission, kit)), False
+    if args.solution:
+        path = exercise.solution_dir(kit.root) / exercise.module
+        if not path.is_file():
+            raise KitError(f"{path}: the reference solution is missing")
+        return Submission(path, _shown(path, kit)), False
+    if not exercise.stub_path.is_file():
+        raise KitError(f"{exercise.stub_path}: your exercise file is missing")
+    return Submission(exercise.stub_path, _shown(exercise.stub_path, kit)), True
+
+
+def _refuse_bad_watch(args) -> None:
+    """--watch grades the student's own file again on each save, so it goes with one exercise and a summary."""
+    if not args.watch:
+        return
+    clashes = [flag for flag, given in (("--all", args.all), ("--solution", args.solution),
+                                        ("--mutant", args.mutant is not None),
+                                        ("--submission", args.submission is not None),
+                                        ("--output -", args.output == "-")) if given]
+    if clashes:
+        raise KitError(f"--watch cannot go with {clashes[0]}: it grades your own file again each time you save it")
+    if args.exercise is None:
+        raise KitError("--watch needs an exercise, such as grade ex04 --watch")
+
+
+def _grade_one(args, kit: Kit, exercise: Exercise) -> tuple[dict, list[str]]:
+    """Grade one exercise as the arguments say; update reports/ for the student's own work."""
+    from grader.grading import grade
+
+    if args.mutant is not None:
+        import tempfile
+
+        from grader.authoring import find_mutant, write_mutant
+        from grader.submission import Submission
+
+        mutant = find_mutant(exercise, kit.root, args.mutant)
+        with tempfile.TemporaryDirectory(prefix="minimax-kit-mutant-") as scratch:
+            path = write_mutant(exercise, kit.root, mutant, Path(scratch))
+            report = grade(kit, exercise, Submission(path, f"mutant {mutant.name} of {exercise.module}"), seed=args.seed)
+        return report, []
+    submission, own_work = _submission(args, kit, exercise)
+    report = grade(kit, exercise, submission, seed=args.seed)
+    where = []
+    if own_work:
+        path = kit.progress_path(exercise)
+        from grader.text import write_text
+
+        write_text(path, render(report, "json"))
+        where.append(path.relative_to(kit.root).as_posix())
+    warning = report["environment"]["sandbox"].get("warning")
+    if warning:  # weakened isolation is never silent: it goes to stderr as well as into the report
+        print(f"grade: warning: {warning}", file=sys.stderr)
+    return report, where
+
+
+def _format_options(args) -> dict:
+    """The options of the report's format that the command line set."""
+    return {"hidden_visibility": args.hidden_visibility} if args.hidden_visibility else {}
+
+
+def _deliver(args, terminal: Terminal, document: dict, where: list[str], exercises: list[Exercise]) -> None:
+    """Write the report where --output says, and show the result unless the report goes to stdout."""
+    if args.output == "-":
+        sys.stdout.write(render(document, args.format, **_format_options(args)))
+        return
+    if args.output:
+        from grader.text import write_text
+
+        write_text(Path(args.output), render(document, args.format, **_format_options(args)))
+        where = [*where, args.output]
+    from grader.cli import display
+
+    if args.all:
+        display.print_overview(terminal(), document, where)
+        return
+
+    display.print_report(terminal(), document, where, exercises[0].withheld_checks())
+
+
+def run_watch(args, kit: Kit, exercise: Exercise, terminal: Terminal) -> int:
+    """Grade the student's file now and on every save until Ctrl-C, which exits 0."""
+    from rich.text import Text
+
+    from grader.cli.watch import watch_and_grade
+
+    def grade_once() -> None:
+        try:
+            report, where = _grade_one(args, kit, exercise)
+            _deliver(args, terminal, report, where, [exercise])
+        except GradeError as exc:
+            # Said, not fatal: the file may be half-saved, and the next save is graded as usual.
+            terminal().print(Text(f"grade: {exc}", style="red"))
+
+    watch_and_grade(terminal(), exercise.stub_path, _shown(exercise.stub_path, kit), grade_once)
+    return EXIT_PASS
+
+
+def run(argv: list[str], terminal: Terminal) -> int:
+    """Everything `grade` does, returning the exit code; KitError escapes as a usage error."""
+    # A first word that names a command is that command; anything else is grade's own command line.
+    if argv[:1] == ["batch"] and len(argv) > 1 and argv[1] in BATCH_ACTIONS:
+        return run_command(build_batch_action_parser(argv[1]).parse_args(argv[2:]), terminal())
+    if argv and argv[0] in COMMANDS:
+        return run_command(build_command_parser().parse_args(argv), terminal())
+    args = build_parser().parse_args(argv)
+    _refuse_bad_watch(args)
+    if args.hidden_visibility is not None and args.format != "gradescope":
+        raise KitError(f"--hidden-visibility is a Gradescope setting: it goes with --format gradescope, "
+                       f"not --format {args.format}")
+    kit = Kit.find(Path.cwd(), args.kit)
+    if args.all:
+        if args.exercise is not None:
+            raise KitError("name one exercise or pass --all, not both")
+        if args.mutant is not None:
+            raise KitError("--mutant names a mistake of one exercise: give the exercise, not --all")
+        import zipfile
+
+        if args.submission is not None and args.submission.is_file() and not zipfile.is_zipfile(args.submission):
+            raise KitError(f"--submission {args.submission}: with --all, give a folder or a .zip holding every module")
+        exercises = kit.exercises()
+    elif args.exercise is None:
+        from grader.cli import display
+
+        display.print_progress(terminal(), kit, [display.read_progress(kit, exercise) for exercise in kit.exercises()])
+        return EXIT_PASS
+    else:
+        exercises = [kit.resolve(args.exercise)]
+    if args.watch:
+        return run_watch(args, kit, exercises[0], terminal)
+    if args.output != "-":
+        _load_display_meanwhile()
+    from grader.grading import in_parallel
+
+    # Exercises are graded side by side, one per CPU: each grading process claims a CPU of its own,
+    # so none of them waits for another or runs short of its time limits.
+    graded = in_parallel(lambda exercise: _grade_one(args, kit, exercise), exercises)
+    reports = [report for report, _ in graded]
+    where = [path for _, written in graded for path in written]
+    if args.all:
+        from grader.report import summarize
+
+        document = summarize(reports)
+    else:
+        document = reports[0]
+    _deliver(args, terminal, document, where, exercises)
+    if document["status"] == Status.PASS or args.exit_zero:
+        return EXIT_PASS
+    return EXIT_LOST_POINTS
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Console-script entry point."""
+    # Before anything else: the sandbox needs POSIX (fork, rlimits, process groups), so native
+    # Windows gets one line instead of an ImportError from deep inside.
+    if os.name == "nt":
+        print("grade: native Windows is not supported; run grade inside WSL (Windows Subsystem for Linux)",
+              file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        return run(sys.argv[1:] if argv is None else argv, Terminal())
+    except GradeError as exc:  # a fault in the kit, a usage error, or a sandbox that cannot be set up
+        print(f"grade: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+

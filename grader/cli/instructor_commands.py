@@ -1,0 +1,183 @@
+"""The instructor's commands: check, new, export, and batch with its report and merge.
+
+Each takes the arguments `grader.cli.app` parsed and the console, and returns the exit code; a
+KitError escapes to `grader.cli.app`, which says it in one line with exit code 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from grader.catalog import Kit, KitError, load_exercise
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+EXIT_PASS = 0
+EXIT_LOST_POINTS = 1
+
+
+def run_check(args: argparse.Namespace, console: Console) -> int:
+    """One line per exercise: what held, or every problem found; exit 1 if any exercise is unsound."""
+    from grader.cli import display
+    from grader.authoring import DEFAULT_SEEDS, check_exercise, check_fairness, fair_seeds
+
+    kit = Kit.find(Path.cwd(), args.kit)
+    if args.all == bool(args.exercises):
+        raise KitError("name the exercises to check, or pass --all")
+    folders = kit.exercise_folders() if args.all else [kit.resolve(name).path for name in args.exercises]
+    if args.mutation_report:
+        return _mutation_report(kit, folders, args, console)
+    sound = True
+    for folder in folders:
+        try:
+            exercise = load_exercise(folder)
+        except KitError as exc:
+            display.print_soundness(console, folder.name, [], [str(exc)])
+            sound = False
+            continue
+        if args.fair_seeds:
+            result = check_fairness(kit, exercise, fair_seeds(args.fair_seeds), jobs=args.jobs)
+        else:
+            result = check_exercise(kit, exercise, seeds=args.seeds or DEFAULT_SEEDS, jobs=args.jobs)
+        display.print_soundness(console, exercise.name, result.facts, result.problems)
+        sound = sound and result.ok
+    return EXIT_PASS if sound else EXIT_LOST_POINTS
+
+
+def _mutation_report(kit: Kit, folders: list[Path], args: argparse.Namespace, console: Console) -> int:
+    """Advisory, so it exits 0 whatever survives: one line per exercise, then each survivor as a diff."""
+    from rich.text import Text
+
+    from grader.authoring import load_equivalent, mutation_report, survivor_diff
+
+    for folder in folders:
+        exercise = load_exercise(folder)
+        report = mutation_report(kit, exercise, load_equivalent(exercise, kit.root), jobs=args.jobs)
+        total = len(report.killed) + len(report.survived)
+        console.print(Text(f"{exercise.name}: {len(report.killed)} of {total} operator mutants killed "
+                           f"({report.score:.0%}), {len(report.equivalent)} marked equivalent, "
+                           f"{len(report.survived)} survived", style="bold"))
+        if report.stale:
+            console.print(Text(f"{exercise.name}: marked equivalent but no longer made, so the reference changed "
+                               f"under them: {', '.join(report.stale)}", style="yellow"))
+        reference = (exercise.solution_dir(kit.root) / exercise.module).read_text(encoding="utf-8")
+        for mutant in report.survived:
+            console.print(Text(survivor_diff(reference, mutant, exercise.module)))
+    return EXIT_PASS
+
+
+def run_new(args: argparse.Namespace, console: Console) -> int:
+    """`grade new ex10 slug "Title"`: scaffold an exercise that passes `grade check` at once."""
+    from rich.text import Text
+
+    from grader.authoring import scaffold
+
+    kit = Kit.find(Path.cwd(), args.kit)
+    for path in scaffold(kit, args.id, args.slug, args.title):
+        console.print(Text(f"  created {path.relative_to(kit.root)}"))
+    console.print(Text.assemble("Next: write the task, the checks and the solutions, then run ",
+                                (f"grade check {args.id}", "bold"), ". See docs/authoring.md."))
+    return EXIT_PASS
+
+
+def run_export(args: argparse.Namespace, console: Console) -> int:
+    """`grade export DIR` (student handout) or `grade export --gradescope FILE.zip` (autograder bundle)."""
+    from rich.text import Text
+
+    from grader.authoring import export_gradescope, export_handout
+    from grader.report import DEFAULT_HIDDEN_VISIBILITY
+
+    kit = Kit.find(Path.cwd(), args.kit)
+    if (args.target is None) == (args.gradescope is None):
+        raise KitError("give either a folder for the handout or --gradescope FILE.zip")
+    if args.gradescope is not None:
+        if args.notebooks:
+            raise KitError("--notebooks goes with a handout folder; the Gradescope bundle grades what is submitted")
+        exercise = kit.resolve(args.exercise) if args.exercise else None
+        export_gradescope(kit, args.gradescope, exercise,
+                          hidden_visibility=args.hidden_visibility or DEFAULT_HIDDEN_VISIBILITY)
+        console.print(Text(f"Gradescope bundle written to {args.gradescope}"))
+        return EXIT_PASS
+    if args.exercise:
+        raise KitError("--exercise goes with --gradescope; the handout holds every exercise")
+    if args.hidden_visibility:
+        raise KitError("--hidden-visibility goes with --gradescope; a handout holds no hidden checks")
+    names = export_handout(kit, args.target, notebooks=args.notebooks)
+    console.print(Text(f"Handout with {len(names)} exercises{' and their notebooks' if args.notebooks else ''} "
+                       f"written to {args.target} (no hidden checks, no solutions)"))
+    return EXIT_PASS
+
+
+def run_batch(args: argparse.Namespace, console: Console) -> int:
+    """`grade batch DIR --exercise exNN|--all --jobs N --out OUT`: grade a class into reports and grades.csv."""
+    from grader import classroom
+    from grader.cli import display
+
+    kit = Kit.find(Path.cwd(), args.kit)
+    exercises = kit.exercises() if args.all else [kit.resolve(args.exercise)]
+    students = roster = classroom.find_students(args.folder)
+    if args.shard is not None:
+        students = [student for student in roster if classroom.shard_of(student.name, args.shard.count) == args.shard.index]
+    with display.batch_progress(console) as progress:
+        task = progress.add_task("grading", total=len(students) * len(exercises))
+        results, reasons = classroom.run_batch(kit, exercises, students, args.out, jobs=args.jobs, force=args.force,
+                                          seed=args.seed, advance=lambda: progress.advance(task))
+    out = classroom.ClassFolder(args.out)
+    classroom.write_gradebook(results, [exercise.id for exercise in exercises], out.gradebook)
+    display.print_batch_summary(console, classroom.distribution(results, exercises), len(exercises), reasons,
+                                out.gradebook)
+    if args.shard is not None:
+        from rich.text import Text
+
+        classroom.write_manifest(args.out, args.shard, [s.name for s in students], [s.name for s in roster], exercises,
+                       args.seed)
+        console.print(Text(f"Shard {args.shard} of the class: {len(students)} of its {len(roster)} students. "
+                           "Put the shards together with grade batch merge OUT SHARD_DIRS..."))
+    if students:
+        classroom.write_class_report(classroom.attempts_of(results), args.out)
+        _said_class_report(console, args.out)
+    return EXIT_PASS
+
+
+def _said_class_report(console: Console, out: Path) -> None:
+    """Where the class report and the per-check table went."""
+    from rich.text import Text
+
+    from grader.classroom import ClassFolder
+
+    folder = ClassFolder(out)
+    console.print(Text(f"Class report: {folder.page} (per check: {folder.checks_table})"))
+
+
+def run_batch_report(args: argparse.Namespace, console: Console) -> int:
+    """`grade batch report OUT`: rebuild report.html and checks.csv from the reports in OUT, grading nothing."""
+    from rich.text import Text
+
+    from grader.classroom import read_reports, write_class_report
+
+    analysis = write_class_report(read_reports(args.out), args.out)
+    console.print(Text(f"Read the reports of {len(analysis.students)} students on {len(analysis.exercises)} "
+                       "exercise(s)."))
+    _said_class_report(console, args.out)
+    return EXIT_PASS
+
+
+def run_batch_merge(args: argparse.Namespace, console: Console) -> int:
+    """`grade batch merge OUT SHARD_DIRS...`: the shards of one class as one folder, as if graded at once."""
+    from rich.text import Text
+
+    from grader.classroom import ClassFolder, merge_shards, read_reports, write_class_report, write_gradebook
+
+    results, exercise_ids = merge_shards(args.shards, args.out)
+    gradebook = ClassFolder(args.out).gradebook
+    write_gradebook(results, exercise_ids, gradebook)
+    console.print(Text(f"Merged {len(args.shards)} shards: {len(results)} students on {len(exercise_ids)} "
+                       f"exercise(s), grades in {gradebook}"))
+    if results:
+        write_class_report(read_reports(args.out), args.out)
+        _said_class_report(console, args.out)
+    return EXIT_PASS
+

@@ -1,0 +1,21 @@
+"""The grading wing: one grade is a pytest process, under the grade's reaper, whose plugin calls the sandbox.
+
+Its face is below; code outside the wing imports only these names. pytest loads the plugin by its
+module name, `PLUGIN`.
+"""
+
+from grader.faces import lazy_exports
+
+PLUGIN = "grader.grading.plugin"
+EXPORTS = {
+    "grade": "runner",
+    "collect_checks": "runner",
+    "in_parallel": "runner",
+    "default_jobs": "runner",
+    "StopAt": "runner",
+    "MARKERS": "plugin",
+    "TraceRead": "tracing",
+    "TracingUnavailable": "tracing",
+}
+__all__ = sorted([*EXPORTS, "PLUGIN"])
+__getattr__ = lazy_exports(__name__, EXPORTS)

@@ -1,0 +1,30 @@
+"""A failed check's message: what the student may see of it, public or hidden. Pure functions."""
+
+from __future__ import annotations
+
+
+def is_rerun_advice(line: str) -> bool:
+    """Whether a line of pytest's is its advice to rerun with -v or -vv, which a student cannot take."""
+    words = line.lower()
+    return any(f"use -{'v' * count} to {what}" in words for count in (1, 2, 3) for what in ("get more diff", "show"))
+
+
+def explanation(exception_only: str) -> str:
+    """pytest's one-exception summary, without its advice to rerun with -v (students cannot)."""
+    lines = exception_only.splitlines()
+    return "\n".join(line for line in lines if not is_rerun_advice(line)).rstrip()
+
+
+def check_message(words: str | None, *, public: bool, hint: str | None, notes: list[str]) -> str | None:
+    """The message of a failed check: its words, then its hint, then (public only) the check's notes.
+
+    A hidden check always says something, if only that it failed; its notes (a picture of its
+    input, say) are never shown.
+    """
+    if not public:
+        return "\n".join(part for part in (words, hint and f"Hint: {hint}") if part) or "this hidden check failed"
+    message = f"{words}\nHint: {hint}" if hint else words
+    if notes:
+        # The hint stays next to the failure; notes (a picture, say) are longer, so they come last.
+        message = "\n\n".join([message or "this check failed", *notes])
+    return message

@@ -1,0 +1,163 @@
+"""Turning what a grading run recorded into the score report: pure functions, no pytest, no I/O."""
+
+from __future__ import annotations
+
+import math
+
+import platform
+import sys
+
+from grader import __version__
+from grader.failures import FailureKind
+from grader.outcomes import Outcome, Status, roll_up
+from grader.text import truncate
+
+SCHEMA_VERSION = 1
+STAGES = ("setup", "call", "teardown")
+# Text fields of the report are capped, like Exercism's 500-character messages but roomier.
+MESSAGE_CAP = 2000
+
+
+def cap(text: str | None) -> str | None:
+    """A report text cut to MESSAGE_CAP characters, saying that it was cut."""
+    return truncate(text, MESSAGE_CAP)
+
+
+def check_passed(raw_test: dict | None) -> bool:
+    """A check passed only if pytest-json-report recorded a pass for setup, call and teardown."""
+    if not raw_test:
+        return False
+    return all((raw_test.get(stage) or {}).get("outcome") == Outcome.PASSED for stage in STAGES)
+
+
+def _feedback(raw_test: dict | None) -> dict | None:
+    """What the plugin attached to the check's teardown report, if it got that far."""
+    for prop in (raw_test or {}).get("user_properties") or []:
+        if "minimax_kit" in prop:
+            return prop["minimax_kit"]
+    return None
+
+
+# A hidden check's time is the student's to stretch: to the tenth of a second it would carry a
+# few bits of a hidden input; rounded down to whole seconds, log2(check_timeout + 1) at most. Down,
+# so that a quick check stays 0 s and is not shown as a slow one.
+HIDDEN_DURATION_STEP_S = 1.0
+
+
+def _duration(raw_test: dict | None, hidden: bool) -> float:
+    seconds = sum((raw_test or {}).get(stage, {}).get("duration", 0.0) for stage in STAGES)
+    if hidden:
+        return float(math.floor(seconds / HIDDEN_DURATION_STEP_S) * HIDDEN_DURATION_STEP_S)
+    return round(seconds, 4)
+
+
+def score_check(check: dict, raw_test: dict | None, blocked: tuple[FailureKind, str] | None) -> dict:
+    """One check's entry in the report; `blocked` says why nothing could count (e.g. no import), and in words."""
+    entry = {
+        "id": check["id"],
+        "name": check["name"],
+        "visibility": check["visibility"],
+        "outcome": str(Outcome.ERROR),
+        "score": 0.0,
+        "max_score": float(check["points"]),
+        "message": None,
+        "failure": None,
+        "output": None,
+        "duration_s": _duration(raw_test, check["visibility"] == "hidden"),
+        "code": check.get("code"),
+    }
+    feedback = _feedback(raw_test)
+    if blocked is not None:
+        entry.update(message=cap(blocked[1]), failure={"kind": str(blocked[0])})
+    elif feedback is None:
+        entry.update(message="this check did not finish, so it scores 0", failure={"kind": str(FailureKind.ERROR)})
+    else:
+        entry.update(outcome=feedback.get("outcome", str(Outcome.ERROR)), message=cap(feedback.get("message")),
+                     output=cap(feedback.get("output")), failure=feedback.get("failure"))
+        if check_passed(raw_test) and entry["outcome"] == Outcome.PASSED:
+            entry["score"] = entry["max_score"]
+        elif entry["outcome"] == Outcome.PASSED:
+            # The plugin saw no exception, yet pytest did not record a pass (a skip, say).
+            entry.update(outcome=str(Outcome.FAILED), message=entry["message"] or "this check did not pass",
+                         failure={"kind": str(FailureKind.ERROR)})
+    return entry
+
+
+def _hold_back_gated(checks: list[dict], tests: list[dict]) -> None:
+    """A check that passed, but waits on checks that did not all pass, scores 0 and says what it waits on.
+
+    Robustness checks (bad input raises, the input is left alone, the result has the right shape)
+    pay only for a function that also computes correctly: code that computes nothing earns nothing.
+    """
+    by_nodeid = {check["nodeid"]: (check, test) for check, test in zip(checks, tests)}
+    for check, test in zip(checks, tests):
+        waiting = [by_nodeid[nodeid][0] for nodeid in check.get("requires", [])
+                   if by_nodeid[nodeid][1]["score"] < by_nodeid[nodeid][1]["max_score"]]
+        if not waiting or test["score"] == 0:
+            continue
+        names = list(dict.fromkeys(required["family"] for required in waiting))
+        verb = "passes" if len(names) == 1 else "pass"
+        test.update(score=0.0, outcome=str(Outcome.FAILED),
+                    failure={"kind": str(FailureKind.WAITING), "waits_on": names},
+                    message=f"earns its points once {' and '.join(repr(name) for name in names)} {verb}")
+
+
+def build_report(*, exercise: dict, submission: dict, seed: int, collected: list[dict], raw: dict | None,
+                 sandbox: dict, fault: str | None, started_at: str, duration_s: float,
+                 call_timeout: float) -> dict:
+    """The native report (schema_version 1). Scoring fails closed: only recorded passes score."""
+    raw_tests = {test.get("nodeid"): test for test in (raw or {}).get("tests", [])}
+    import_error = sandbox.get("import_error")
+    if import_error:
+        blocked = (FailureKind.IMPORT, f"not run: {import_error}")
+    elif fault:
+        blocked = (FailureKind.ERROR, f"not counted: {fault}")
+    else:
+        blocked = None
+    ordered = sorted(collected, key=lambda check: check["visibility"] != "public")
+    tests = [score_check(check, raw_tests.get(check["nodeid"]), blocked) for check in ordered]
+    _hold_back_gated(ordered, tests)
+    score = sum((test["score"] for test in tests), 0.0)
+    max_score = sum((test["max_score"] for test in tests), 0.0)
+    missing = sandbox.get("missing_functions") or []
+    if import_error or fault or not tests:
+        status = Status.ERROR
+        message = import_error or fault or "no checks were collected"
+    else:
+        status = Status.PASS if all(test["score"] == test["max_score"] for test in tests) else Status.FAIL
+        message = f"{submission['path']} does not define: {', '.join(missing)}" if missing else None
+    environment = {
+        "python": platform.python_version(),
+        "platform": sys.platform,
+        "sandbox": {**(sandbox.get("environment") or {}), "timeout_s": call_timeout,
+                    **({"cpu": sandbox["cpu"]} if "cpu" in sandbox else {})},
+    }
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "kit": {"name": "minimax-kit", "version": __version__},
+        "exercise": exercise,
+        # What the module printed while it was imported, before any check ran (kept if it then raised).
+        "submission": {**submission, "import_output": cap(sandbox.get("import_output") or None)},
+        "seed": seed,
+        "status": str(status),
+        "score": round(score, 4),
+        "max_score": round(max_score, 4),
+        "message": cap(message),
+        "tests": tests,
+        "started_at": started_at,
+        "duration_s": round(duration_s, 3),
+        "environment": environment,
+    }
+
+
+def summarize(reports: list[dict]) -> dict:
+    """The `grade --all` document: every exercise's report and the totals."""
+    statuses = [report["status"] for report in reports]
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "kit": {"name": "minimax-kit", "version": __version__},
+        "status": str(roll_up(statuses)),
+        "score": round(sum((report["score"] for report in reports), 0.0), 4),
+        "max_score": round(sum((report["max_score"] for report in reports), 0.0), 4),
+        "exercises": reports,
+    }

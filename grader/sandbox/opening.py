@@ -1,0 +1,74 @@
+"""Opening a sandbox: the one set-up that grading and `grade play` share."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+from grader.catalog import Exercise, Kit
+from grader.sandbox import reaper
+from grader.sandbox.isolation import sweep_workers
+from grader.sandbox.process import SandboxSettings
+from grader.sandbox.service import Sandbox
+from grader.source_map import SourceMap
+
+
+def protect_secrets(kit: Kit) -> None:
+    """As root, make the kit unreadable to the workers' unprivileged uids before any worker starts.
+
+    A fresh clone is world-readable, and the uid drop alone would not hide the hidden checks or the
+    solutions: not in their folders, and not in .git's objects either. The kit's root becomes
+    owner-only, which closes every path into it at once; the secret folders inside are closed as
+    well, in case the kit is reachable by another path. Workers need nothing from the kit: their
+    script and the submission are copied out, and their interpreter lies outside.
+    """
+    if os.geteuid() != 0:
+        return
+    secrets = (kit.root, kit.root / ".git", kit.root / "solutions", kit.root / "reports",
+               *(kit.root / "exercises").glob("*/checks"))
+    for secret in secrets:
+        if secret.exists():
+            os.chmod(secret, secret.stat().st_mode & ~0o077)
+
+
+def sandbox_settings(exercise: Exercise, source_dir: Path, seed: int, cpu_seconds: int, *,
+                     owner_pid: int | None = None, source_map: SourceMap | None = None) -> SandboxSettings:
+    """The settings of a sandbox for `exercise`'s module in `source_dir`; the seed fixes its hash seed.
+
+    The same seed gives the same tie-breaks in set and dict order, so the same code always meets
+    the same ones, whether graded or played.
+    """
+    return SandboxSettings(module=exercise.module, functions=exercise.functions, source_dir=source_dir,
+                           memory_mb=exercise.memory_mb, cpu_seconds=cpu_seconds, hash_seed=seed % 2**32,
+                           # Whose end kills what the workers leave: a grade's reaper, or this process.
+                           owner_pid=os.getpid() if owner_pid is None else owner_pid,
+                           source_map=source_map)
+
+
+@contextlib.contextmanager
+def open_sandbox(kit: Kit, settings: SandboxSettings) -> Iterator[Sandbox]:
+    """A sandbox set up as every user of one needs it, and closed with every worker's uid swept.
+
+    Before any worker starts: the kit's secrets are closed to the workers' uids, and without root
+    this process becomes a subreaper, so that a worker's orphans come to it and are killed.
+    """
+    protect_secrets(kit)
+    if os.geteuid() != 0:
+        reaper.become_subreaper()
+    sandbox = Sandbox(settings)
+    try:
+        yield sandbox
+    finally:
+        sandbox.close()
+        sweep_workers(sandbox.uids_used)
+
+
+def reaper_command(command: list[str]) -> list[str]:
+    """`command` run under a reaper of its own, which kills whatever it leaves and nothing else.
+
+    -I -S: the reaper needs only the standard library.
+    """
+    return [sys.executable, "-I", "-S", reaper.__file__, "--", *command]

@@ -1,0 +1,350 @@
+"""One worker process: started with its limits, spoken to over its pipes, and killed with all it started."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import select
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from grader import text
+from grader.sandbox import wire
+from grader.sandbox.cpu_accounting import CpuAccount, CpuTime, cpu_time, worker_pid
+from grader.failures import Failure, FailureKind, StudentFailure, broken_channel, ended
+from grader.sandbox.isolation import (
+    MemoryCgroup,
+    UidLease,
+    kill_uid,
+    open_memory_cgroup,
+    remove_leftovers,
+)
+from grader.sandbox.namespaces import Confinement, Launch, linux_namespaces_possible
+from grader.sandbox.reaper import kill_children, linux_mechanisms
+from grader.source_map import SourceMap
+
+# The worker's script and what it loads beside it (the wire format, tracing, the truncation helper),
+# copied into each worker's home.
+WORKER_FILES = (Path(wire.__file__).with_name("worker.py"), Path(wire.__file__),
+                Path(wire.__file__).with_name("worker_trace.py"), Path(text.__file__))
+# Importing runs student code at module level; it gets its own generous deadline.
+IMPORT_TIMEOUT = 10.0
+# A worker's CPU rlimit is a backstop behind the wall-clock deadlines: what its calls may take, plus this.
+CPU_SLACK = 60
+# Output files over this size hit RLIMIT_FSIZE; the reply only ever carries 64 KiB of them.
+FILE_SIZE_LIMIT = 64 * 2**20
+# Enough descriptors for Python and a student's own files, few enough to stop an fd flood.
+OPEN_FILES_LIMIT = 256
+# Processes and threads per worker uid: room for a little threading, not for a fork bomb. Each
+# process may use memory_mb, so this also bounds a worker's memory to PROCESS_LIMIT x memory_mb.
+PROCESS_LIMIT = 16
+# How long a worker seen to end may take to pass its exit status on (see close).
+END_GRACE = 1.0
+# GRADE_NAMESPACES=off starts workers without namespaces of their own: for measuring what they cost.
+NAMESPACES_ENV = "GRADE_NAMESPACES"
+
+
+@dataclass(frozen=True)
+class SandboxSettings:
+    """Everything needed to start workers for one exercise run."""
+
+    module: str
+    functions: tuple[str, ...]
+    source_dir: Path
+    memory_mb: int
+    cpu_seconds: int
+    hash_seed: int
+    drop_privileges: bool = field(default_factory=lambda: os.geteuid() == 0)
+    import_timeout: float = IMPORT_TIMEOUT
+    # The process whose end kills whatever the workers leave: the grade's reaper, or `grade play`.
+    owner_pid: int = field(default_factory=os.getpid)
+    # How the report names the module's lines when it was made from a notebook (None: as its own).
+    source_map: SourceMap | None = None
+
+
+@dataclass
+class Reply:
+    """A value the student's function returned, with the arguments after the call if asked."""
+
+    value: object
+    args: list | None
+    kwargs: dict | None
+    output: str
+    trace: dict | None = None
+    """What a traced call's code fetched from its traced arguments (see Sandbox.trace)."""
+
+
+def join_output(output: dict) -> str:
+    """The student's stdout, then stderr, as one text."""
+    parts = [str(output.get("stdout", "")), str(output.get("stderr", ""))]
+    return "".join(part for part in parts if part)
+
+
+class _Deadline(Exception):
+    """The worker did not answer in time."""
+
+
+class SandboxWorker:
+    """One worker process, with its own copy of the submission and, as root, its own uid.
+
+    `live_workers` holds the pids of every worker this process has running (a run's worker, the
+    one started ahead and a tracing probe can live at once); each adds itself and, when it closes
+    without root, kills this process's other children but spares those.
+    """
+
+    def __init__(self, settings: SandboxSettings, interpreter: str, live_workers: set[int], account: CpuAccount):
+        self.settings = settings
+        self.live_workers = live_workers
+        self.account = account
+        # The worker's own pid and its CPU time when let go, once go() found it; counted at close().
+        self.measured: tuple[int, CpuTime] | None = None
+        self.lease = UidLease() if settings.drop_privileges else None
+        self.home = Path(tempfile.mkdtemp(prefix="minimax-kit-worker-"))
+        self.boot_log = self.home / "boot.log"
+        self.boot_line: str | None = None
+        self.process: subprocess.Popen | None = None
+        self.cgroup: MemoryCgroup | None = None
+        self.out_of_memory = False
+        self.pidfd: int | None = None
+        self.pending = bytearray()  # bytes read past the last message
+        try:
+            self._start(interpreter)
+        except BaseException:
+            self.close()
+            raise
+
+    def _start(self, interpreter: str):
+        settings = self.settings
+        # The home folder is root's and only traversable; the worker writes only inside work/.
+        os.chmod(self.home, 0o711)
+        for source in WORKER_FILES:
+            shutil.copyfile(source, self.home / source.name)
+            os.chmod(self.home / source.name, 0o644)
+        script = self.home / "worker.py"
+        work = self.home / "work"
+        shutil.copytree(settings.source_dir, work)
+        if self.lease:
+            kill_uid(self.lease.uid)  # a survivor from an earlier grade must not share this uid
+            remove_leftovers(self.lease.uid)
+            for folder, _, files in os.walk(work):
+                os.chown(folder, self.lease.uid, self.lease.gid)
+                for name in files:
+                    os.chown(os.path.join(folder, name), self.lease.uid, self.lease.gid)
+        os.chmod(work, 0o700)
+        if self.lease:
+            self.cgroup = open_memory_cgroup(self.lease.uid, settings.memory_mb)
+        uid, gid = (self.lease.uid, self.lease.gid) if self.lease else (None, None)
+        procs = self.cgroup.path / "cgroup.procs" if self.cgroup is not None else None
+        confinement = None
+        if linux_namespaces_possible() and os.environ.get(NAMESPACES_ENV, "on") != "off":
+            confinement = Confinement.for_worker(self.home, work, interpreter)
+        request_r, self.request_w = os.pipe()
+        self.reply_r, reply_w = os.pipe()
+        limits = {"as": settings.memory_mb * 2**20, "fsize": FILE_SIZE_LIMIT, "nofile": OPEN_FILES_LIMIT, "core": 0}
+        if self.lease:
+            # RLIMIT_NPROC counts every process of the uid; only a dedicated uid makes it per worker.
+            limits["nproc"] = PROCESS_LIMIT
+        worker_settings = {"module": settings.module, "functions": list(settings.functions),
+                           "limits": limits, "linux": linux_mechanisms(),
+                           # Which grade a worker belongs to, for the kit's tests that look for leftovers.
+                           "parent_pid": os.getpid(), "grade_pid": settings.owner_pid,
+                           # Checked by the worker: in a root of its own, the grade's files are out of sight.
+                           "outside": str(settings.source_dir)}
+        # A clean environment: nothing of the grader's (tokens, paths) reaches student code.
+        env = {
+            "PATH": "/usr/local/bin:/usr/bin:/bin",
+            "HOME": str(work),
+            "TMPDIR": str(work),
+            "LANG": "C.UTF-8",
+            "PYTHONHASHSEED": str(settings.hash_seed),
+            "PYTHONDONTWRITEBYTECODE": "1",
+            "PYTHONIOENCODING": "utf-8",
+        }
+        # On Linux the launch (namespaces.Launch) joins the cgroup and drops the uid itself, after
+        # the namespaces, which need the grader's privileges; elsewhere subprocess drops the uid.
+        launch = Launch(confinement, uid, gid, procs) if linux_mechanisms() else None
+        drop = self.lease is not None and launch is None
+        with open(self.boot_log, "wb") as boot_log:
+            self.process = subprocess.Popen(
+                # -s: no user site; -P: nothing prepended to sys.path. Not -I/-E, which drop PYTHONHASHSEED.
+                [interpreter, "-s", "-P", str(script), str(request_r), str(reply_w), json.dumps(worker_settings)],
+                pass_fds=(request_r, reply_w),
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=boot_log,
+                cwd=work,
+                env=env,
+                start_new_session=True,
+                preexec_fn=launch,
+                user=uid if drop else None,
+                group=gid if drop else None,
+                extra_groups=[] if drop else None,
+            )
+        self.live_workers.add(self.process.pid)
+        os.close(request_r)
+        os.close(reply_w)
+        if self.cgroup is not None and launch is None:
+            try:
+                self.cgroup.add(self.process.pid)
+            except OSError:
+                self.cgroup.remove()
+                self.cgroup = None
+        # A forked child can hold the pipes open after the worker dies; the pidfd still says it died.
+        if linux_mechanisms():
+            with contextlib.suppress(AttributeError, OSError):
+                self.pidfd = os.pidfd_open(self.process.pid)
+        os.set_blocking(self.request_w, False)
+
+    def go(self, cpu_seconds: int) -> None:
+        """Let the worker import the student's module, under its CPU backstop; it waits for this frame."""
+        # The frame is small and the pipe empty, so the write is whole. A worker already dead leaves
+        # a broken pipe here; the wait for its first message says why.
+        if linux_mechanisms() and self.process is not None and (pid := worker_pid(self.process.pid)) is not None:
+            self.measured = (pid, cpu_time(pid))  # before any student code runs
+        with contextlib.suppress(BrokenPipeError):
+            os.write(self.request_w, wire.dumps({"kind": "go", "limits": {"cpu": cpu_seconds}}))
+
+    @property
+    def uid(self) -> int:
+        """The uid the worker runs as."""
+        return self.lease.uid if self.lease else os.getuid()
+
+    def _exchange_deadline(self, deadline: float, payload: bytes | None) -> dict:
+        if payload:
+            self._send(payload, deadline)
+        return wire.loads(self._receive(deadline))
+
+    def _send(self, payload: bytes, deadline: float) -> None:
+        # A small request fits the empty pipe at once, so the first write goes without a select.
+        view = memoryview(payload)
+        with contextlib.suppress(BlockingIOError):
+            view = view[os.write(self.request_w, view):]
+        while view:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise _Deadline
+            readable, writable, _ = select.select(self._death(), [self.request_w], [], remaining)
+            if readable:
+                raise EOFError
+            if writable:
+                with contextlib.suppress(BlockingIOError):
+                    view = view[os.write(self.request_w, view):]
+
+    def _death(self) -> list[int]:
+        """What select() watches for the worker's death: its pidfd, where Linux offers one."""
+        return [self.pidfd] if self.pidfd is not None else []
+
+    def _receive(self, deadline: float) -> bytes:
+        """The body of the worker's next message; bytes past it (a second frame) wait for the next call.
+
+        The header and a small body usually arrive in one read, which saves a select and a read.
+        """
+        buffer, size = self.pending, None
+        while True:
+            if size is None and len(buffer) >= wire.HEADER.size:
+                size = wire.HEADER.unpack_from(buffer)[0]
+                if size > wire.MAX_MESSAGE_BYTES:
+                    raise wire.WireError(f"the worker announced a {size:,}-byte message")
+            end = None if size is None else wire.HEADER.size + size
+            if end is not None and len(buffer) >= end:
+                self.pending = buffer[end:]
+                return bytes(buffer[wire.HEADER.size:end])
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise _Deadline
+            readable = select.select([self.reply_r, *self._death()], [], [], remaining)[0]
+            if not readable:
+                continue
+            if self.reply_r not in readable:  # dead, and nothing left in the pipe
+                raise EOFError
+            chunk = os.read(self.reply_r, 1 << 16 if end is None else min(end - len(buffer), 1 << 20))
+            if not chunk:
+                raise EOFError
+            buffer += chunk
+
+    def exchange(self, payload: bytes | None, timeout: float, what: str) -> dict:
+        """Send a request (or none, to await the ready message) and return the decoded reply.
+
+        Raises StudentFailure (a timeout, a crash, a broken channel), after which this worker is dead. Anything else that
+        interrupts the wait (pytest-timeout's signal, for one) also kills it, since its state is
+        then unknown.
+        """
+        try:
+            message = self._exchange_deadline(time.monotonic() + timeout, payload)
+            if type(message) is not dict or type(message.get("kind")) is not str:
+                raise wire.WireError("the reply is not a message")
+            return message
+        except _Deadline:
+            self.close()
+            raise StudentFailure(Failure(FailureKind.TIMEOUT, call=what, limit_s=timeout)) from None
+        except (EOFError, BrokenPipeError):
+            returncode = self.close(ended=True)
+            if self.out_of_memory:
+                raise StudentFailure(Failure(FailureKind.MEMORY, call=what, limit_mb=self.settings.memory_mb)) from None
+            raise StudentFailure(ended(returncode, what)) from None
+        except wire.WireError as exc:
+            self.close()
+            raise StudentFailure(broken_channel(what, str(exc))) from None
+        except BaseException:
+            self.close()
+            raise
+
+    def close(self, ended: bool = False) -> int | None:
+        """Kill the worker and everything it started; return its exit status.
+
+        `ended`: the worker was seen to end; in namespaces its status reaches the launch's waiter a
+        moment later, through process 1, and a kill before then would replace it with SIGKILL.
+        """
+        returncode = None
+        if self.measured is not None:  # while the worker is still there to be read
+            pid, start = self.measured
+            self.account.add(cpu_time(pid) - start)
+            self.measured = None
+        if self.process is not None and ended:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.process.wait(timeout=END_GRACE)
+        if self.process is not None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.process.pid, signal.SIGKILL)
+            returncode = self.process.wait()
+            self.live_workers.discard(self.process.pid)
+            self.process = None
+            for fd in (self.request_w, self.reply_r, *self._death()):
+                with contextlib.suppress(OSError):
+                    os.close(fd)
+            self.pidfd = None
+        if self.lease is not None:
+            kill_uid(self.lease.uid)
+        else:
+            # Without a uid of its own, what the worker forked is known only as this process's
+            # children (escaped ones adopted as subreaper); the other live workers are spared.
+            kill_children(keep=self.live_workers)
+        if self.cgroup is not None:
+            self.out_of_memory = self.out_of_memory or self.cgroup.oom_kills() > 0
+            self.cgroup.remove()
+            self.cgroup = None
+        if self.boot_line is None:  # read before the home goes: it says why a worker never started
+            self.boot_line = self._last_boot_line()
+        shutil.rmtree(self.home, ignore_errors=True)
+        if self.lease is not None:
+            remove_leftovers(self.lease.uid)
+            self.lease.release()
+            self.lease = None
+        return returncode
+
+    def _last_boot_line(self) -> str:
+        try:
+            lines = self.boot_log.read_text(errors="replace").strip().splitlines()
+        except OSError:
+            return ""
+        return lines[-1][:300] if lines else ""
+
+    def boot_error(self) -> str:
+        """The last line the interpreter printed before the worker was ready, if any."""
+        return self.boot_line if self.boot_line is not None else self._last_boot_line()

@@ -1,0 +1,245 @@
+"""The sandbox: calls into the student's module, each in the current worker, which is replaced whenever it dies."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from grader.sandbox import wire
+from grader.sandbox.cpu_accounting import CpuAccount
+from grader.failures import (
+    Failure,
+    FailureKind,
+    StudentFailure,
+    broken_channel,
+    describe_import_error,
+    import_failed,
+    rebuild_exception,
+)
+from grader.sandbox.isolation import PYTHON_MINOR, SandboxError, choose_interpreter
+from grader.sandbox.namespaces import namespaces_held
+from grader.sandbox.reaper import linux_mechanisms
+from grader.sandbox.process import Reply, SandboxSettings, SandboxWorker, join_output
+
+# What a hidden check says of a value that cannot cross: the student's own type name might spell an input.
+NOT_PLAIN_DATA = ("a value that is not plain data; return only None, bool, int, float, str, list, tuple and dict "
+                  "with str keys")
+
+
+def _line_count(path: Path) -> int:
+    try:
+        return path.read_bytes().count(b"\n") + 1
+    except OSError:
+        return 0
+
+
+def _check_ready(hello: dict, ready: dict) -> None:
+    """The start-up messages must have the expected shape; anything else is a broken channel."""
+    ok = (hello.get("kind") == "hello" and type(hello.get("limits")) is dict and type(hello.get("python")) is str
+          and ready.get("kind") == "ready" and type(ready.get("output", {})) is dict
+          and all(type(v) is str for v in ready.get("output", {}).values())
+          and (type(ready.get("error")) is dict if "error" in ready
+               else type(ready.get("functions")) is list and all(type(f) is str for f in ready["functions"])))
+    if not ok:
+        raise wire.WireError("the worker's start-up messages are malformed")
+    if not hello["python"].startswith(f"{PYTHON_MINOR}."):
+        raise SandboxError(f"the worker runs Python {hello['python']}, not {PYTHON_MINOR} like the grader")
+
+
+def _reply_is_well_formed(reply: dict) -> bool:
+    """Whether a call's reply has the shape the worker sends; student code can write frames too."""
+    output = reply.get("output", {})
+    if type(output) is not dict or not all(type(text) is str for text in output.values()):
+        return False
+    if reply.get("kind") == "raised":
+        error = reply.get("error")
+        return (type(error) is dict and type(error.get("type")) is str and type(error.get("message")) is str
+                and type(error.get("builtins")) is list and all(type(n) is str for n in error["builtins"])
+                and type(error.get("lines")) is list
+                and all(type(pair) is list and len(pair) == 2 and type(pair[0]) is int and type(pair[1]) is str
+                        for pair in error["lines"]))
+    if reply.get("kind") == "returned":
+        return type(reply.get("args", [])) is list and type(reply.get("kwargs", {})) is dict
+    return True
+
+
+class Sandbox:
+    """Calls into the student's module, each in the current worker, restarting it after a failure."""
+
+    def __init__(self, settings: SandboxSettings, live_workers: set[int] | None = None):
+        self.settings = settings
+        # Shared with a tracing probe's sandbox, so that neither one's cleanup kills the other's worker.
+        self.live_workers = live_workers if live_workers is not None else set()
+        self.interpreter, self.warning = choose_interpreter(settings.drop_privileges)
+        self.drop_privileges = settings.drop_privileges and self.warning is None
+        self._worker: SandboxWorker | None = None
+        self.import_error: str | None = None
+        # What the module printed while the first worker imported it (None until an import ended).
+        self.import_output: str | None = None
+        self.hello: dict = {}
+        self.ready: dict = {}
+        self.uid: int | None = None
+        self.line_count = _line_count(settings.source_dir / settings.module)
+        self.uids_used: set[int] = set()
+        self.memory_cgroup = False
+        self.cpu_seconds = settings.cpu_seconds
+        # What this sandbox's workers ran and waited for a CPU, counted as each one closes.
+        self.cpu = CpuAccount()
+        self._spare: SandboxWorker | None = None
+
+    def boot(self) -> None:
+        """Start a worker process ahead of need, so its interpreter starts while the caller works.
+
+        It runs no student code until start() or a call lets it go.
+        """
+        if self._spare is None and self.import_error is None:
+            self._spare = self._spawn()
+
+    def start(self, cpu_seconds: int | None = None) -> dict:
+        """Start the first worker and import the module; returns the worker's ready message.
+
+        `cpu_seconds` replaces the settings' CPU backstop for this and every later worker.
+        """
+        if cpu_seconds is not None:
+            self.cpu_seconds = cpu_seconds
+        self._ensure_worker()
+        return self.ready
+
+    def _spawn(self) -> SandboxWorker:
+        settings = self.settings
+        if not self.drop_privileges and settings.drop_privileges:
+            settings = SandboxSettings(**{**settings.__dict__, "drop_privileges": False})
+        worker = SandboxWorker(settings, self.interpreter, self.live_workers, self.cpu)
+        self.uids_used.add(worker.uid)
+        return worker
+
+    def _ensure_worker(self) -> SandboxWorker:
+        if self.import_error is not None:
+            raise import_failed(self.import_error)
+        if self._worker is not None and self._worker.process is not None:
+            return self._worker
+        module = self.settings.module
+        settings = self.settings
+        worker, self._spare = self._spare or self._spawn(), None
+        self.uid = worker.uid
+        self.memory_cgroup = worker.cgroup is not None
+        worker.go(self.cpu_seconds)
+        try:
+            hello = worker.exchange(None, settings.import_timeout, "the worker's start")
+            ready = worker.exchange(None, settings.import_timeout, f"the import of {module}")
+            _check_ready(hello, ready)
+        except StudentFailure as exc:
+            if exc.failure.kind is FailureKind.TIMEOUT:
+                self.import_error = (f"{module}: importing the module did not finish within "
+                                     f"{settings.import_timeout:g} s")
+            else:
+                detail = worker.boot_error()
+                self.import_error = exc.message + (f" ({detail})" if detail else "")
+            raise import_failed(self.import_error) from None
+        except wire.WireError as exc:
+            worker.close()
+            self.import_error = broken_channel(f"the import of {module}", str(exc)).words(public=True)
+            raise import_failed(self.import_error) from None
+        except SandboxError:
+            worker.close()
+            raise
+        output = join_output(ready.get("output", {}))
+        if self.import_output is None:
+            # Only the first import's: a worker replaced after a crash imports the module again, and
+            # what that prints repeats the first or depends on the checks run so far.
+            self.import_output = output
+        if "error" in ready:
+            worker.close()
+            self.import_error = describe_import_error(ready["error"], module, settings.source_map)
+            raise import_failed(self.import_error, output=output)
+        self.hello, self.ready = hello, ready
+        self._worker = worker
+        return worker
+
+    def missing_functions(self) -> list[str]:
+        """Functions the exercise names that the module does not define (after start())."""
+        present = set(self.ready.get("functions", []))
+        return [name for name in self.settings.functions if name not in present]
+
+    def call(self, name: str, args: tuple, kwargs: dict, *, timeout: float, observe: bool = False,
+             trace: list[int] | None = None) -> Reply:
+        """Call `name(*args, **kwargs)` in the worker and return its plain value.
+
+        Student exceptions come back as built-in exceptions marked StudentRaised; timeouts,
+        crashes, bad values and BaseExceptions come back as a StudentFailure. `trace`
+        lists the arguments whose nested lists record what the student's code fetches from them.
+        """
+        if observe and trace:
+            raise ValueError("a call can observe its arguments or trace them, not both")
+        request = {"kind": "call", "name": name, "args": list(args), "kwargs": dict(kwargs), "observe": observe}
+        if trace:
+            request["trace"] = list(trace)
+        payload = wire.dumps(request)
+        worker = self._ensure_worker()
+        try:
+            reply = worker.exchange(payload, timeout, name)
+        except BaseException:  # the worker is dead now (exchange closed it); the next call starts another
+            self._worker = None
+            raise
+        if not _reply_is_well_formed(reply):
+            self.close()
+            raise StudentFailure(broken_channel(name, "a malformed reply"))
+        output = join_output(reply.get("output") or {})
+        kind = reply["kind"]
+        if kind == "returned":
+            return Reply(reply.get("value"), reply.get("args"), reply.get("kwargs"), output, reply.get("trace"))
+        if kind == "raised":
+            raise rebuild_exception(reply.get("error") or {}, self.settings.module, self.line_count, name, output,
+                                    self.settings.source_map)
+        if kind == "bad_value":
+            # The problem names the student's own type, which a hidden check must not echo.
+            raise StudentFailure(Failure(FailureKind.BAD_VALUE, call=name, detail=str(reply.get("problem")),
+                                         hidden_detail=NOT_PLAIN_DATA), output=output)
+        if kind == "missing":
+            missing = f"{self.settings.module} has no function {name}"
+            raise StudentFailure(Failure(FailureKind.MISSING, call=name, detail=missing, hidden_detail=missing),
+                                 output=output)
+        self.close()
+        # The kind is the student's own text (a forged frame), so a hidden check does not show it.
+        raise StudentFailure(Failure(FailureKind.BROKEN_CHANNEL, call=name, detail=f"an unknown reply kind {kind!r}",
+                                     hidden_detail="an unknown reply kind"))
+
+    def trace(self, name: str, args: tuple, kwargs: dict, *, timeout: float, trace: list[int]) -> tuple[Reply, Reply]:
+        """Call `name` twice in a fresh worker of its own, traced and then plainly; return both replies."""
+        # A diagnostic for feedback only. A throwaway worker leaves this run's worker, and the state
+        # the student's module built up in it, exactly as the checks left it, so tracing cannot change
+        # any later check's result; a timeout or crash here ends only the throwaway worker.
+        probe = Sandbox(self.settings, self.live_workers)
+        probe.cpu_seconds = self.cpu_seconds
+        try:
+            traced = probe.call(name, args, kwargs, timeout=timeout, trace=trace)
+            plain = probe.call(name, args, kwargs, timeout=timeout)
+        finally:
+            probe.close()
+            self.uids_used |= probe.uids_used
+        return traced, plain
+
+    def environment(self) -> dict:
+        """What the report's environment says about the sandbox: facts sent before student code ran."""
+        return {
+            "interpreter": self.interpreter,
+            "python": self.hello.get("python"),
+            "uid": self.uid,
+            "privileges_dropped": self.drop_privileges,
+            "memory_mb": self.settings.memory_mb,
+            # Whether memory_mb bounds the worker and its children together, not each process alone.
+            "memory_cgroup": self.memory_cgroup,
+            "limits_held": self.hello.get("limits", {}),
+            # Whether processes that escape a worker (setsid, double fork) are found and killed: by
+            # uid as root; otherwise only as a child subreaper's orphans, which needs Linux.
+            "escapees_killed": self.drop_privileges or linux_mechanisms(),
+            # Which namespaces of its own the worker ran in, as it said before student code ran.
+            "namespaces": namespaces_held(self.hello.get("confinement") or {}) if self.hello else {},
+            "warning": self.warning,
+        }
+
+    def close(self):
+        """Stop the current worker and any started ahead."""
+        for worker in (self._worker, self._spare):
+            if worker is not None:
+                worker.close()
+        self._worker = self._spare = None
