@@ -21,6 +21,8 @@ PUBLIC_CHECKS = "test_public.py"
 GAME_FILE = "play.py"
 # Check helpers that several exercises import live once, in exercises/shared_checks/.
 SHARED_CHECKS = "shared_checks"
+# A check helper named so is hidden-only: imported by the hidden checks alone, and never shipped.
+HIDDEN_HELPER_PREFIX = "hidden_"
 # In a handout, what the hidden checks left out were worth (`grade export` writes it into checks/).
 WITHHELD_FILE = "withheld.json"
 

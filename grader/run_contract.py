@@ -9,13 +9,14 @@ loose JSON:
 | `settings.json` | the runner, before pytest starts | `RunSettings`: the module, the limits, the seed |
 | `collected.json` | the plugin, once collection ends and before any check runs | `Collected`: every `Check` |
 | `sandbox.json` | the plugin, after the import and again at the end | `SandboxFacts` |
-| `results.json` | the plugin, at the end | a `CheckResult` per check that reached its teardown |
+| `raw.json` | pytest-json-report, at the end | each check's stages, and its `CheckFeedback` as its metadata |
 """
 
 from __future__ import annotations
 
 import json
 from dataclasses import asdict, dataclass, field, fields
+from enum import StrEnum
 from pathlib import Path
 
 from grader.outcomes import Outcome
@@ -34,6 +35,14 @@ def _read_json(path: Path):
         return None
 
 
+class StopAt(StrEnum):
+    """When a grade may stop before every check has run; checks left unrun score 0, as scoring fails closed."""
+
+    NEVER = "never"
+    FIRST_FAILURE = "first_failure"  # any lost points: enough to know a submission loses points
+    FIRST_CATCH = "first_catch"  # a check failed other than by its deadline: enough to know a check catches it
+
+
 @dataclass(frozen=True)
 class RunSettings:
     """What the runner tells the plugin about one run."""
@@ -50,8 +59,8 @@ class RunSettings:
     submission_error: str | None
     # How the report names the module's lines when it was made from a notebook.
     source_map: SourceMap | None = None
-    # End the run at the first check that fails other than by its deadline (grade check's mistakes).
-    stop_at_catch: bool = False
+    # When the run may end early (grade check's mistakes, the mutation report).
+    stop_at: StopAt = StopAt.NEVER
 
     def write(self, path: Path) -> None:
         """Write the settings for the plugin."""
@@ -63,7 +72,7 @@ class RunSettings:
     def read(cls, path: Path) -> RunSettings:
         """The settings the runner wrote."""
         data = json.loads(path.read_text(encoding="utf-8"))
-        return cls(**{**data, "functions": tuple(data["functions"]),
+        return cls(**{**data, "functions": tuple(data["functions"]), "stop_at": StopAt(data["stop_at"]),
                       "source_map": SourceMap.from_data(data["source_map"]) if data["source_map"] else None})
 
 
@@ -149,31 +158,33 @@ class SandboxFacts:
 
 
 @dataclass(frozen=True)
-class CheckResult:
-    """How one check ended, as the plugin saw it: scoring counts it only if every stage passed."""
+class CheckFeedback:
+    """What the plugin says of one check once it ends: its outcome and the words and facts the student may see.
 
-    nodeid: str
-    # Whether pytest recorded a pass for the check's setup, call and teardown.
-    stages_passed: bool
-    duration_s: float
+    It reaches the report through pytest-json-report's documented metadata hook
+    (`pytest_json_runtest_metadata`): a check's `metadata` in the raw report is exactly this value.
+    Whether the check scores is still pytest's own record of its stages (scoring fails closed).
+    """
+
     outcome: Outcome
     message: str | None = None
     # The failure's facts (failures.Failure.facts), or None.
     failure: dict | None = None
     output: str | None = None
 
+    def as_metadata(self) -> dict:
+        """The check's metadata in the raw report."""
+        return asdict(self)
 
-def write_results(path: Path, results: list[CheckResult]) -> None:
-    """Write every check's result."""
-    path.write_text(json.dumps([asdict(result) for result in results]), encoding="utf-8")
-
-
-def read_results(path: Path) -> dict[str, CheckResult] | None:
-    """Each check's result by nodeid, or None if the plugin wrote none."""
-    data = _read_json(path)
-    if data is None:
-        return None
-    return {entry["nodeid"]: CheckResult(**{**entry, "outcome": Outcome(entry["outcome"])}) for entry in data}
+    @classmethod
+    def from_metadata(cls, metadata) -> CheckFeedback | None:
+        """The feedback in a check's metadata, or None if the check never reached its teardown."""
+        if not isinstance(metadata, dict) or set(metadata) != {item.name for item in fields(cls)}:
+            return None
+        try:
+            return cls(**{**metadata, "outcome": Outcome(metadata["outcome"])})
+        except ValueError:  # not an outcome the plugin writes
+            return None
 
 
 @dataclass(frozen=True)
@@ -198,9 +209,9 @@ class RunFiles:
         return self.folder / "sandbox.json"
 
     @property
-    def results(self) -> Path:
-        """The plugin's CheckResults."""
-        return self.folder / "results.json"
+    def raw(self) -> Path:
+        """pytest-json-report's raw report: each check's stages, with its CheckFeedback as metadata."""
+        return self.folder / "raw.json"
 
     @property
     def log(self) -> Path:

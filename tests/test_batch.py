@@ -148,15 +148,17 @@ def test_a_report_with_an_error_on_the_graders_side_is_never_reused(toy_kit, cla
 
 
 def test_an_outer_limit_or_no_checks_is_the_graders_error_and_an_import_is_not():
-    from grader.report.scoring import build_report
+    from grader.report import build_report
+    from grader.run_contract import Check, SandboxFacts
 
-    check = {"nodeid": "checks/test_public.py::test_add", "id": "checks/test_public.py::test_add", "name": "add",
-             "visibility": "public", "points": 1.0}
+    check = Check(nodeid="checks/test_public.py::test_add", id="checks/test_public.py::test_add", name="add",
+                  visibility="public", points=1.0, hint=None, budget_s=1.0, code=None, family="add")
     common = dict(exercise={"id": "ex01", "slug": "toy", "title": "Toy"}, submission={"path": "toy.py", "sha256": ""},
                   seed=1, raw=None, started_at="2026-01-01T00:00:00Z", duration_s=1.0, call_timeout=1.0)
-    outer = build_report(collected=[check], sandbox={}, fault="the grading process ran past its 9 s limit", **common)
-    nothing = build_report(collected=[], sandbox={}, fault=None, **common)
-    unimportable = build_report(collected=[check], sandbox={"import_error": "toy.py line 1: SyntaxError"},
+    outer = build_report(collected=(check,), sandbox=SandboxFacts(), fault="the grading process ran past its 9 s limit",
+                         **common)
+    nothing = build_report(collected=(), sandbox=SandboxFacts(), fault=None, **common)
+    unimportable = build_report(collected=(check,), sandbox=SandboxFacts(import_error="toy.py line 1: SyntaxError"),
                                 fault=None, **common)
     assert error_from_the_grader(outer) and error_from_the_grader(nothing)
     assert not error_from_the_grader(unimportable)

@@ -57,7 +57,7 @@ def test_the_handout_has_no_hidden_checks_and_no_solutions(repo_kit, tmp_path):
     games = sorted(path.parent.name for path in (REPO / "exercises").glob("*/play.py"))
     assert games and sorted(path.parent.name for path in handout.glob("exercises/*/play.py")) == games
     # Lines that legitimately ship (the grader, public checks, stubs) do not count as leaks.
-    shipped = set().union(*(_distinctive_lines(path) for path in (REPO / "grader").glob("*.py")))
+    shipped = set().union(*(_distinctive_lines(path) for path in (REPO / "grader").rglob("*.py")))
     secrets = set()
     for exercise in repo_kit.exercises():
         public = [exercise.checks_dir / "test_public.py", *public_check_modules(exercise)]
@@ -339,3 +339,19 @@ def test_every_stub_as_a_notebook_defines_the_functions_the_checks_call(repo_kit
         made = notebook_module(text.encode(), "stub.ipynb")
         assert set(exercise.functions) <= _defined(made.source), exercise.id
         assert made.magic_cells == (), exercise.id
+
+
+def test_a_hidden_only_helper_never_ships_and_a_public_check_may_not_import_one(toy_kit, tmp_path):
+    """`hidden_*.py` in a checks folder is the hidden checks' alone: not in the handout, and no public check's."""
+    checks = toy_kit.resolve("ex01").checks_dir
+    (checks / "hidden_oracle.py").write_text("def expected(a, b):\n    return a + b\n")
+    hidden = checks / "test_hidden.py"
+    hidden.write_text("import hidden_oracle  # noqa: F401\n" + hidden.read_text())
+    handout = tmp_path / "handout"
+    assert run_grade("export", str(handout), cwd=toy_kit.root).returncode == 0
+    assert not list(handout.rglob("hidden_oracle.py"))
+    public = checks / "test_public.py"
+    public.write_text("import hidden_oracle  # noqa: F401\n" + public.read_text())
+    refused = run_grade("export", str(tmp_path / "again"), cwd=toy_kit.root)
+    assert refused.returncode == 2 and refused.stderr.count("\n") == 1, refused.stderr
+    assert "imports hidden_oracle.py, a hidden-only helper, which never ships to students" in refused.stderr

@@ -4,34 +4,11 @@ from __future__ import annotations
 
 import random
 import re
-from types import SimpleNamespace
 
 import pytest
 
 from grader.catalog import KitError
-from grader.grading.plugin import check_name
 from grader.grading.runner import Submission, grade
-
-
-def _item(function, originalname=None):
-    return SimpleNamespace(function=function, originalname=originalname or function.__name__)
-
-
-def test_a_check_is_named_by_its_docstring_first_line():
-    def test_anything():
-        """the worked example
-
-        More words that are not part of the name.
-        """
-
-    assert check_name(_item(test_anything)) == "the worked example"
-
-
-def test_without_a_docstring_the_function_name_becomes_words():
-    def test_random_trees_with_ties():
-        pass
-
-    assert check_name(_item(test_random_trees_with_ties)) == "random trees with ties"
 
 
 def _grade_source(kit, source: str, validate, seed: int = 7) -> dict:

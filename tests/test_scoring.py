@@ -1,36 +1,54 @@
-"""Unit tests for grader/scoring.py: pure functions, fed hand-built pytest-json-report data.
+"""Unit tests for grader/report/scoring.py: pure functions, fed the run's typed contract and hand-built
+pytest-json-report data.
 
 Scoring fails closed: a check scores only when pytest recorded a pass for
-its setup, call and teardown and the plugin attached its feedback. Every report built here is
-validated against the shipped schema.
+its setup, call and teardown and the plugin attached its feedback (the check's metadata). Every
+report built here is validated against the shipped schema.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
+from grader.outcomes import Outcome
+from grader.run_contract import Check, CheckFeedback, CpuWait, SandboxFacts
 from grader.report.scoring import MESSAGE_CAP, build_report, cap, check_passed, score_check
 from grader.text import truncate
 
 PASSED = {"outcome": "passed", "message": None, "output": None}
 
 
-def check(nodeid: str, visibility: str = "public", points=1.0) -> dict:
-    """One entry of collected.json, as the plugin writes it."""
-    return {
-        "nodeid": nodeid, "id": nodeid, "name": nodeid.split("::")[-1].replace("_", " "),
-        "visibility": visibility, "points": points, "hint": None, "budget_s": 10.0,
-    }
+def check(nodeid: str, visibility: str = "public", points=1.0) -> Check:
+    """One collected check, as the plugin writes it."""
+    name = nodeid.split("::")[-1].replace("_", " ")
+    return Check(nodeid=nodeid, id=nodeid, name=name, visibility=visibility, points=points, hint=None,
+                 budget_s=10.0, code=None, family=name)
+
+
+def metadata(feedback: dict) -> dict:
+    """The plugin's CheckFeedback as a check's metadata, from the fields given (the rest as defaults)."""
+    return CheckFeedback(**{**feedback, "outcome": Outcome(feedback["outcome"])}).as_metadata()
+
+
+def facts(**fields) -> SandboxFacts:
+    """The sandbox's facts, from the fields given."""
+    if "missing_functions" in fields:
+        fields["missing_functions"] = tuple(fields["missing_functions"])
+    if "cpu" in fields:
+        fields["cpu"] = CpuWait(**fields["cpu"])
+    return SandboxFacts(**fields)
 
 
 def raw_test(nodeid: str, *, setup="passed", call="passed", teardown="passed", feedback=PASSED) -> dict:
-    """One pytest-json-report test entry; a stage given as None is left out, feedback None means no property."""
+    """One pytest-json-report test entry; a stage given as None is left out, feedback None means no metadata."""
     entry: dict = {"nodeid": nodeid, "outcome": call or setup}
     for stage, outcome in (("setup", setup), ("call", call), ("teardown", teardown)):
         if outcome is not None:
             entry[stage] = {"duration": 0.001, "outcome": outcome}
     if feedback is not None:
-        entry["user_properties"] = [{"other": 1}, {"minimax_kit": dict(feedback)}]
+        entry["metadata"] = metadata(feedback)
     return entry
 
 
@@ -41,7 +59,7 @@ def report(collected, raw_tests=(), *, raw_none=False, sandbox=None, fault=None)
         seed=1,
         collected=list(collected),
         raw=None if raw_none else {"tests": list(raw_tests)},
-        sandbox=sandbox if sandbox is not None else {"missing_functions": [], "environment": {"uid": 65534}},
+        sandbox=facts(**sandbox) if sandbox is not None else facts(environment={"uid": 65534}),
         fault=fault,
         started_at="2026-11-29T12:00:00Z",
         duration_s=1.5,
@@ -137,7 +155,7 @@ def test_check_passed_needs_every_stage_passed(raw, expected):
 
 
 def test_feedback_passed_alone_does_not_score():
-    entry = score_check(check(A), {"user_properties": [{"minimax_kit": dict(PASSED)}]}, None)
+    entry = score_check(check(A), {"metadata": metadata(PASSED)}, None)
     assert entry["score"] == 0.0
 
 
@@ -151,11 +169,12 @@ def test_check_with_no_raw_entry_scores_zero_with_a_message(validate_report):
     assert rep["status"] == "fail"
 
 
-@pytest.mark.parametrize("properties", [None, [], [{"other": 1}]])
-def test_check_without_the_plugin_feedback_scores_zero_with_a_message(validate_report, properties):
+@pytest.mark.parametrize("other", [None, {}, {"other": 1}, {**metadata(PASSED), "other": 1},
+                                   {**metadata(PASSED), "outcome": "fine"}])
+def test_check_without_the_plugin_feedback_scores_zero_with_a_message(validate_report, other):
     bare = raw_test(A, feedback=None)
-    if properties is not None:
-        bare["user_properties"] = properties
+    if other is not None:
+        bare["metadata"] = other
     rep = validate_report(report(THREE, [bare, raw_test(B), raw_test(H)]))
     assert by_id(rep)[A]["score"] == 0.0
     assert by_id(rep)[A]["message"] == "this check did not finish, so it scores 0"
@@ -321,12 +340,12 @@ G = "checks/test_hidden.py::test_g"
 CASES = ["checks/test_hidden.py::test_random[1]", "checks/test_hidden.py::test_random[2]"]
 
 
-def gated(requires: list[str]) -> dict:
-    return {**check(G, "hidden", points=2.0), "family": "rejects bad input", "requires": requires}
+def gated(requires: list[str]) -> Check:
+    return replace(check(G, "hidden", points=2.0), family="rejects bad input", requires=tuple(requires))
 
 
-def random_cases() -> list[dict]:
-    return [{**check(nodeid, "hidden"), "family": "random trees"} for nodeid in CASES]
+def random_cases() -> list[Check]:
+    return [replace(check(nodeid, "hidden"), family="random trees") for nodeid in CASES]
 
 
 def test_a_gated_check_pays_once_every_case_it_waits_on_passes(validate_report):

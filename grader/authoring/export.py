@@ -9,7 +9,7 @@ import zipfile
 from pathlib import Path
 
 import grader
-from grader.catalog import GAME_FILE, PUBLIC_CHECKS, WITHHELD_FILE, Exercise, Kit, KitError
+from grader.catalog import GAME_FILE, HIDDEN_HELPER_PREFIX, PUBLIC_CHECKS, WITHHELD_FILE, Exercise, Kit, KitError
 from grader.report import DEFAULT_HIDDEN_VISIBILITY
 from grader.notebook import handout_notebook, notebook_name
 from grader.grading import collect_checks
@@ -112,9 +112,18 @@ def classroom_workflow(exercises: list[Exercise]) -> str:
 
 
 def public_check_modules(exercise: Exercise) -> list[Path]:
-    """The helper modules the public checks import, directly or not (shared ones too): they ship with them."""
+    """The helper modules the public checks import, directly or not (shared ones too): they ship with them.
+
+    A hidden-only helper (`hidden_*.py`: an oracle, a generator of hidden inputs) never ships; a
+    public check that imports one is a fault of the kit, refused in one line.
+    """
     # Only what the public checks import ships, so a helper of the hidden checks never reaches a handout.
-    return exercise.check_helpers([exercise.checks_dir / PUBLIC_CHECKS])
+    helpers = exercise.check_helpers([exercise.checks_dir / PUBLIC_CHECKS])
+    for helper in helpers:
+        if helper.name.startswith(HIDDEN_HELPER_PREFIX):
+            raise KitError(f"{exercise.checks_dir / PUBLIC_CHECKS}: imports {helper.name}, a hidden-only helper, "
+                           "which never ships to students")
+    return helpers
 
 
 def _copy_package(target: Path) -> None:
@@ -163,8 +172,8 @@ def export_handout(kit: Kit, target: Path, notebooks: bool = False) -> list[str]
         game = exercise.path / GAME_FILE  # `grade play` in the handout needs the game's own rules
         if game.is_file():
             shutil.copyfile(game, folder / GAME_FILE)
-        hidden = [check for check in collect_checks(kit, exercise) if check["visibility"] == "hidden"]
-        withheld = {"checks": len(hidden), "points": sum(check["points"] for check in hidden)}
+        hidden = [check for check in collect_checks(kit, exercise) if not check.public]
+        withheld = {"checks": len(hidden), "points": sum(check.points for check in hidden)}
         (folder / "checks" / WITHHELD_FILE).write_text(json.dumps(withheld) + "\n", encoding="utf-8")
         names.append(exercise.name)
     return names

@@ -2,18 +2,20 @@
 
 pytest loads this module with `-p grader.grading.plugin` in the grading process, which never runs student
 code itself: every call goes through the sandbox. The hooks only collect; `scoring` turns what they
-recorded (and pytest-json-report's raw report) into the score report.
+recorded (pytest-json-report's raw report, with each check's feedback as its metadata) into the score report.
+The files it shares with the runner are typed, in `grader.run_contract`.
 """
 
 from __future__ import annotations
 
+import contextlib
 import inspect
-import json
 import math
 import os
 import random
 import signal
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -26,12 +28,14 @@ from grader.failures import (
     StudentRaised,
     import_failed,
 )
-from grader.grading.contract import RunFiles
+from grader.catalog import Kit
+from grader.grading.check_list import BadMarker, CheckItem, Marker, call_timeout, describe, resolve_requirements
 from grader.grading.proxy import Feedback, StudentProxy
+from grader.grading.wording import check_message, explanation
 from grader.outcomes import Outcome
 from grader.report import cap
-from grader.sandbox import CpuLease, CpuTime, Sandbox, SandboxSettings, cpu_time, become_subreaper
-from grader.source_map import SourceMap
+from grader.run_contract import Check, CheckFeedback, Collected, CpuWait, RunFiles, RunSettings, SandboxFacts, StopAt
+from grader.sandbox import CPU_SLACK, CpuLease, CpuTime, Sandbox, cpu_time, open_sandbox, sandbox_settings
 
 MARKERS = {
     "points(n)": "the check is worth n points (default 1); each parametrized case is one check",
@@ -45,67 +49,40 @@ GRADING = pytest.StashKey["GradingSession"]()
 
 
 def pytest_addoption(parser):
-    """The one option the runner passes: where this run's settings are."""
-    parser.addoption("--grade-config", default=None, help="JSON settings of a minimax-kit grading run")
+    """The options the runner passes: this run's folder, and the kit whose secrets the sandbox closes."""
+    parser.addoption("--grade-run", default=None, help="the folder of a minimax-kit grading run")
+    parser.addoption("--grade-kit", default=None, help="the root of the kit being graded")
 
 
 def pytest_configure(config):
     """Register the markers, and start a grading session when the runner asked for one."""
     for marker, text in MARKERS.items():
         config.addinivalue_line("markers", f"{marker}: {text}")
-    path = config.getoption("--grade-config")
-    if path:
-        session = GradingSession(json.loads(Path(path).read_text(encoding="utf-8")))
+    folder = config.getoption("--grade-run")
+    if folder:
+        files = RunFiles(Path(folder))
+        session = GradingSession(RunSettings.read(files.settings), files, Path(config.getoption("--grade-kit")))
         config.stash[GRADING] = session
         config.pluginmanager.register(session, "minimax-kit-grading")
+        config.pluginmanager.register(CheckTimer(), "minimax-kit-check-timer")
 
 
-def check_name(item: pytest.Item) -> str:
-    """The first line of the check's docstring, or its function name in words."""
-    doc = (getattr(item.function, "__doc__", None) or "").strip()
-    if doc:
-        return doc.splitlines()[0].strip()
-    name = item.originalname
-    return name.removeprefix("test_").replace("_", " ")
-
-
-def _marker_value(item: pytest.Item, name: str, check):
-    """The single argument of a marker, validated by `check`, or None when the marker is absent."""
-    marker = item.get_closest_marker(name)
-    if marker is None:
-        return None
-    if len(marker.args) != 1 or marker.kwargs or not check(marker.args[0]):
-        raise pytest.UsageError(f"{item.nodeid}: @pytest.mark.{name} needs one valid argument, got {marker.args!r}")
-    return marker.args[0]
-
-
-def _is_rerun_advice(line: str) -> bool:
-    """Whether a line of pytest's is its advice to rerun with -v or -vv, which a student cannot take."""
-    words = line.lower()
-    return any(f"use -{'v' * count} to {what}" in words for count in (1, 2, 3) for what in ("get more diff", "show"))
-
-
-def _explain(excinfo) -> str:
-    """pytest's one-exception summary, without its advice to rerun with -v (students cannot)."""
-    lines = excinfo.exconly().splitlines()
-    return "\n".join(line for line in lines if not _is_rerun_advice(line)).rstrip()
-
-
-def _source_map(settings: dict) -> SourceMap | None:
-    """How the run names the module's lines: a notebook's cells, or None for a plain .py file."""
-    data = settings.get("source_map")
-    return SourceMap.from_data(data) if data else None
-
-
-def _positive(value) -> bool:
-    return type(value) in (int, float) and value > 0
+def check_item(item: pytest.Item) -> CheckItem:
+    """What the check list needs of a pytest item."""
+    markers = {}
+    for marker in reversed(list(item.iter_markers())):  # the closest of each name wins, as get_closest_marker
+        markers[marker.name] = Marker(tuple(marker.args), dict(marker.kwargs))
+    callspec = getattr(item, "callspec", None)
+    return CheckItem(nodeid=item.nodeid, function=item.originalname, doc=getattr(item.function, "__doc__", None),
+                     case=callspec.id if callspec is not None else None, markers=markers,
+                     source=inspect.getsource(item.function))
 
 
 @pytest.fixture
 def student(request) -> StudentProxy:
     """A proxy to the submitted module, which runs in the sandbox worker."""
     grading = request.config.stash[GRADING]
-    timeout = _marker_value(request.node, "call_timeout", _positive) or grading.settings["call_timeout"]
+    timeout = call_timeout(check_item(request.node)) or grading.settings.call_timeout
     return StudentProxy(grading.sandbox(), float(timeout), grading.outputs.setdefault(request.node.nodeid, []))
 
 
@@ -120,21 +97,24 @@ def feedback(request) -> Feedback:
 def rng(request) -> random.Random:
     """A random.Random seeded from the run's seed and this check, so every run can be repeated."""
     grading = request.config.stash[GRADING]
-    return random.Random(f"{grading.settings['seed']}:{request.node.nodeid}")
+    return random.Random(f"{grading.settings.seed}:{request.node.nodeid}")
 
 
 class GradingSession:
-    """The grading run inside pytest: the check list, the sandbox, and what each check showed."""
+    """The grading run inside pytest: the check list, the sandbox's life, and what each check showed."""
 
-    def __init__(self, settings: dict):
+    def __init__(self, settings: RunSettings, files: RunFiles, kit_root: Path):
         self.settings = settings
-        self.files = RunFiles(Path(settings["run_dir"]))
-        self.checks: dict[str, dict] = {}
+        self.files = files
+        self.kit = Kit(kit_root)
+        self.checks: dict[str, Check] = {}
         self.outputs: dict[str, list[str]] = {}
         self.notes: dict[str, list[str]] = {}
-        self.failures: dict[str, dict] = {}
+        self.feedback: dict[str, CheckFeedback] = {}
         self.collection_errors: list[str] = []
         self._sandbox: Sandbox | None = None
+        self._closing = contextlib.ExitStack()
+        self.facts = SandboxFacts()
         self.cpu_lease: CpuLease | None = None
         self.cpu_start = CpuTime()
         self.exitstatus: int | None = None
@@ -150,137 +130,75 @@ class GradingSession:
 
     @pytest.hookimpl(trylast=True)
     def pytest_collection_modifyitems(self, session, config, items):
-        """Record every check with its name, visibility, points and budget."""
-        public_file = self.settings["public_file"]
-        case_numbers: dict[tuple[str, str], int] = {}
-        for item in items:
-            path = Path(item.nodeid.split("::", 1)[0])
-            visibility = "public" if path.name == public_file else "hidden"
-            name = check_name(item)
-            report_id = item.nodeid
-            callspec = getattr(item, "callspec", None)
-            if callspec is not None:
-                key = (str(path), item.originalname)
-                case_numbers[key] = case_numbers.get(key, 0) + 1
-                if visibility == "hidden":
-                    # Parametrize ids can spell out hidden inputs, so hidden cases are only numbered.
-                    report_id = f"{path}::{item.originalname}[{case_numbers[key]}]"
-                    name = f"{name} #{case_numbers[key]}"
-                else:
-                    name = f"{name} [{callspec.id}]"
-            points = _marker_value(item, "points", _positive)
-            hint = _marker_value(item, "hint", lambda v: type(v) is str and v.strip())
-            budget = _marker_value(item, "timeout", _positive) or self.settings["check_timeout"]
-            self.checks[item.nodeid] = {
-                "nodeid": item.nodeid, "id": report_id, "name": name, "visibility": visibility,
-                "points": float(points if points is not None else 1), "hint": hint, "budget_s": float(budget),
-                # Exercism shows a check's code; only public code may be shown, since hidden code holds inputs.
-                "code": cap(inspect.getsource(item.function)) if visibility == "public" else None,
-                # What a gated check waits on says this name: the check's, without its case's number.
-                "family": check_name(item), "requires": [],
-            }
-        self._resolve_requirements(items)
-        collected = {"checks": list(self.checks.values()), "errors": self.collection_errors}
-        self.files.collected.write_text(json.dumps(collected), encoding="utf-8")
+        """Record every check with its name, visibility, points, budget and what it waits on."""
+        described = [check_item(item) for item in items]
+        try:
+            checks = describe(described, self.settings.public_file, self.settings.check_timeout, cap)
+        except BadMarker as exc:
+            raise pytest.UsageError(str(exc)) from None
+        checks, errors = resolve_requirements(described, checks)
+        self.collection_errors.extend(errors)
+        self.checks = {check.nodeid: check for check in checks}
+        Collected(tuple(checks), tuple(self.collection_errors)).write(self.files.collected)
 
-    def _resolve_requirements(self, items) -> None:
-        """Turn each @pytest.mark.requires into the nodeids it waits on; a bad one is a fault in the kit."""
-        by_function: dict[str, list[str]] = {}
-        for item in items:
-            by_function.setdefault(item.originalname, []).append(item.nodeid)
-        gated = {item.nodeid for item in items if item.get_closest_marker("requires") is not None}
-        for item in items:
-            marker = item.get_closest_marker("requires")
-            if marker is None:
-                continue
-            names = marker.args
-            if not names or marker.kwargs or not all(type(name) is str for name in names):
-                self.collection_errors.append(f"{item.nodeid}: @pytest.mark.requires needs the names of test "
-                                              f"functions, got {names!r}")
-                continue
-            for name in names:
-                waited = by_function.get(name)
-                if not waited or item.nodeid in waited:
-                    self.collection_errors.append(f"{item.nodeid}: @pytest.mark.requires({name!r}) names no other "
-                                                  "check of this exercise")
-                elif gated & set(waited):
-                    # One level only: a requirement that waits itself could make a cycle.
-                    self.collection_errors.append(f"{item.nodeid}: @pytest.mark.requires({name!r}) names a check "
-                                                  "that waits on another itself")
-                else:
-                    self.checks[item.nodeid]["requires"].extend(waited)
+    # -- the sandbox's life: opened before collection, started once it ends, closed at the end.
 
     def pytest_sessionstart(self, session):
-        """Start the worker's interpreter now, so it boots while pytest collects the checks."""
-        if session.config.option.collectonly:
+        """Open the sandbox and boot its first worker now, so its interpreter starts while pytest collects."""
+        if session.config.option.collectonly or self.settings.submission_error:
             return
-        if os.geteuid() != 0:  # before any worker starts, so that its orphans come to this process
-            become_subreaper()
-        # Also before any worker starts: workers keep to the CPU this process claims.
+        # Before any worker starts: workers keep to the CPU this process claims.
         self.cpu_lease = CpuLease()
         self.cpu_start = cpu_time()
-        if not self.settings.get("submission_error"):
-            self.sandbox().boot()
+        self.sandbox().boot()
 
     def pytest_collection_finish(self, session):
         """Start the sandbox and import the module once, before the first check."""
         if session.config.option.collectonly:
             return
-        info: dict = {}
-        if self.settings.get("submission_error"):
-            info["import_error"] = self.settings["submission_error"]
+        if self.settings.submission_error:
+            self.facts = replace(self.facts, import_error=self.settings.submission_error)
         else:
             sandbox = self.sandbox()
             # A backstop only: every check's budget, plus slack, of CPU for one worker.
-            cpu_seconds = math.ceil(sum(c["budget_s"] for c in self.checks.values()) + self.settings["cpu_slack"])
+            cpu_seconds = math.ceil(sum(check.budget_s for check in self.checks.values()) + CPU_SLACK)
             try:
                 sandbox.start(cpu_seconds)
             except ImportFailed as exc:
-                info["import_error"] = exc.message
+                self.facts = replace(self.facts, import_error=exc.message)
             else:
-                info["missing_functions"] = sandbox.missing_functions()
+                self.facts = replace(self.facts, missing_functions=tuple(sandbox.missing_functions()))
             # Kept on a failed import too: what printed before the exception is what the student needs.
-            info["import_output"] = sandbox.import_output
-            info["environment"] = sandbox.environment()
-        self._write_sandbox_info(info)
-
-    def _write_sandbox_info(self, info: dict):
-        path = self.files.sandbox
-        saved = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
-        saved.update(info)
-        path.write_text(json.dumps(saved), encoding="utf-8")
+            self.facts = replace(self.facts, import_output=sandbox.import_output, environment=sandbox.environment(),
+                                 uids_used=tuple(sorted(sandbox.uids_used)))
+        self.facts.write(self.files.sandbox)
 
     def sandbox(self) -> Sandbox:
-        """The run's sandbox, created on first use."""
-        if self.settings.get("submission_error"):
-            raise import_failed(self.settings["submission_error"])
+        """The run's sandbox, opened on first use."""
+        if self.settings.submission_error:
+            raise import_failed(self.settings.submission_error)
         if self._sandbox is None:
-            self._sandbox = Sandbox(
-                SandboxSettings(
-                    module=self.settings["module"],
-                    functions=tuple(self.settings["functions"]),
-                    source_dir=Path(self.settings["source_dir"]),
-                    memory_mb=int(self.settings["memory_mb"]),
-                    # Replaced by the checks' own backstop once they are collected (start()).
-                    cpu_seconds=int(self.settings["cpu_slack"]),
-                    hash_seed=int(self.settings["seed"]) % 2**32,
-                    # The runner starts this process under the grade's reaper.
-                    owner_pid=os.getppid(),
-                    source_map=_source_map(self.settings),
-                )
-            )
+            settings = sandbox_settings(
+                self.settings, Path(self.settings.source_dir), self.settings.seed,
+                # Replaced by the checks' own backstop once they are collected (start()).
+                cpu_seconds=CPU_SLACK,
+                # The runner starts this process under the grade's reaper.
+                owner_pid=os.getppid(), source_map=self.settings.source_map)
+            self._sandbox = self._closing.enter_context(open_sandbox(self.kit, settings))
         return self._sandbox
 
     def pytest_sessionfinish(self, session, exitstatus):
-        """Stop the last worker and note which uids were used, for the runner's final sweep."""
+        """Close the sandbox and note which uids were used, for the runner's final sweep."""
         self.exitstatus = int(exitstatus)
         if self._sandbox is not None:
-            self._sandbox.close()
+            sandbox = self._sandbox
+            self._closing.close()
             # The checks ran here and the student's code in the workers: a wait in either can
             # turn into a timeout that says nothing about the student's code.
-            used = cpu_time() - self.cpu_start + self._sandbox.cpu.total
-            self._write_sandbox_info({"uids_used": sorted(self._sandbox.uids_used),
-                                      "cpu": {"contended": used.contended, "waited_s": used.waited_ns // 10**9}})
+            used = cpu_time() - self.cpu_start + sandbox.cpu.total
+            self.facts = replace(self.facts, uids_used=tuple(sorted(sandbox.uids_used)),
+                                 cpu=CpuWait(contended=used.contended, waited_s=used.waited_ns // 10**9))
+            self.facts.write(self.files.sandbox)
 
     @pytest.hookimpl(trylast=True)
     def pytest_unconfigure(self, config):
@@ -294,59 +212,63 @@ class GradingSession:
 
     # -- per-check feedback
 
-    @pytest.hookimpl(hookwrapper=True)
+    @pytest.hookimpl(hookwrapper=True, trylast=True)
     def pytest_runtest_makereport(self, item, call):
-        """Keep the first failure of each check; attach the feedback to the teardown report."""
-        outcome = yield
-        report = outcome.get_result()
+        """Keep the first failure of each check; at its teardown, its feedback is complete.
+
+        trylast: this wrapper is the innermost, so the feedback is ready before pytest-json-report
+        asks for the check's metadata (pytest_json_runtest_metadata) in its own wrapper.
+        """
+        yield
         check = self.checks.get(item.nodeid)
         if check is None:
             return
-        if call.excinfo is not None and item.nodeid not in self.failures:
-            self.failures[item.nodeid] = self._describe_failure(check, call, self.notes.get(item.nodeid, []))
-            kind = self.failures[item.nodeid]["failure"]["kind"]
-            if self.settings.get("stop_at_catch") and kind not in (FailureKind.TIMEOUT, FailureKind.ERROR):
+        if call.excinfo is not None and item.nodeid not in self.feedback:
+            self.feedback[item.nodeid] = self._describe_failure(check, call, self.notes.get(item.nodeid, []))
+            kind = self.feedback[item.nodeid].failure["kind"]
+            if self.settings.stop_at is StopAt.FIRST_CATCH and kind not in (FailureKind.TIMEOUT, FailureKind.ERROR):
                 # The check caught the submission on a value, an exception or a crash; the rest cannot change that.
                 item.session.shouldstop = "a check caught the submission"
         if call.when == "teardown":
-            feedback = self.failures.get(item.nodeid, {"outcome": str(Outcome.PASSED), "message": None, "failure": None})
             outputs = "".join(self.outputs.pop(item.nodeid, []))
             self.notes.pop(item.nodeid, None)
+            ended = self.feedback.get(item.nodeid, CheckFeedback(Outcome.PASSED))
             # A hidden check never shows the student's output: it can echo a hidden input.
-            feedback["output"] = cap(outputs) if check["visibility"] == "public" and outputs else None
-            report.user_properties.append(("minimax_kit", feedback))
+            self.feedback[item.nodeid] = replace(ended, output=cap(outputs) if check.public and outputs else None)
 
-    def _describe_failure(self, check: dict, call, notes: list[str]) -> dict:
-        """Classify a failed stage and write the message the student may see, with the check's notes if public."""
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_json_runtest_metadata(self, item, call):
+        """A check's feedback, as its metadata in pytest-json-report's raw report, once its teardown ends."""
+        if call.when != "teardown" or item.nodeid not in self.feedback:
+            return None
+        return self.feedback[item.nodeid].as_metadata()
+
+    def _describe_failure(self, check, call, notes: list[str]) -> CheckFeedback:
+        """Classify a failed stage, and put what the student may see of it into words."""
         exc = call.excinfo.value
-        public = check["visibility"] == "public"
-        hint = check["hint"]
-        if isinstance(exc, StudentFailure):  # a call's failure, or the check's own time limit (see set_timer)
+        public = check.public
+        if isinstance(exc, StudentFailure):  # a call's failure, or the check's own time limit (see CheckTimer)
             failure = exc.failure
-            message = failure.words(public)
+            words = failure.words(public)
         elif call.when != "call":
             failure = Failure(FailureKind.ERROR)
             stage = "start" if call.when == "setup" else "finish"
-            message = _explain(call.excinfo) if public else f"the check could not {stage}"
+            words = explanation(call.excinfo.exconly()) if public else f"the check could not {stage}"
         elif isinstance(exc, pytest.fail.Exception):
             # A message the check's author wrote for the student; safe to show even when hidden.
-            failure, message = Failure(FailureKind.ASSERTION), str(exc)
+            failure, words = Failure(FailureKind.ASSERTION), str(exc)
         elif isinstance(exc, StudentRaised):
             failure = exc.student.failure(exc.student.call)
-            message = failure.words(public)
+            words = failure.words(public)
         else:  # the check's assertion failed, or it choked on what the student's code returned
             failure = Failure(FailureKind.ASSERTION)
-            message = _explain(call.excinfo) if public else None
-        if not public:
-            message = "\n".join(part for part in (message, hint and f"Hint: {hint}") if part) or "this hidden check failed"
-        elif hint:
-            message = f"{message}\nHint: {hint}"
-        if public and notes:
-            # The hint stays next to the failure; notes (a picture, say) are longer, so they come last.
-            message = "\n\n".join([message or "this check failed", *notes])
-        return {"outcome": str(failure.outcome), "message": cap(message), "failure": failure.facts(public)}
+            words = explanation(call.excinfo.exconly()) if public else None
+        message = check_message(words, public=public, hint=check.hint, notes=notes)
+        return CheckFeedback(failure.outcome, cap(message), failure.facts(public))
 
-    # -- the check's own time limit
+
+class CheckTimer:
+    """Each check's own time limit: pytest-timeout's, enforced as a timeout of the check."""
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_timeout_set_timer(self, item, settings):

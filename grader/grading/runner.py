@@ -15,7 +15,6 @@ import tempfile
 import time
 from collections.abc import Callable
 from datetime import datetime, timezone
-from enum import StrEnum
 from pathlib import Path
 from typing import TypeVar
 
@@ -23,7 +22,7 @@ from typing import TypeVar
 from grader.grading import PLUGIN
 from grader.report import build_report
 from grader.catalog import PUBLIC_CHECKS, Exercise, Kit, KitError
-from grader.grading.contract import RunFiles
+from grader.run_contract import Check, Collected, RunFiles, RunSettings, SandboxFacts, StopAt
 from grader.submission import (
     Submission,
     SubmissionProblem,
@@ -31,7 +30,7 @@ from grader.submission import (
     prepare_submission,
     unusable_submission_sha256,
 )
-from grader.sandbox import CPU_SLACK, IMPORT_TIMEOUT, linux_mechanisms, protect_secrets, reaper_command, sweep_workers
+from grader.sandbox import IMPORT_TIMEOUT, linux_mechanisms, reaper_command, sweep_workers
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -48,15 +47,7 @@ REAPER_GRACE = 10.0
 PYTEST_INTERNAL_ERROR = 3
 
 
-class StopAt(StrEnum):
-    """When a grade may stop before every check has run; checks left unrun score 0, as scoring fails closed."""
-
-    NEVER = "never"
-    FIRST_FAILURE = "first_failure"  # any lost points: enough to know a submission loses points
-    FIRST_CATCH = "first_catch"  # a check failed other than by its deadline: enough to know a check catches it
-
-
-def _pytest_command(files: RunFiles, exercise: Exercise, check_files: list[Path]) -> list[str]:
+def _pytest_command(files: RunFiles, kit: Kit, exercise: Exercise, check_files: list[Path]) -> list[str]:
     return [
         sys.executable, "-P", "-m", "pytest",
         # Plugins are loaded by name only, so nothing else installed can join the grading run.
@@ -69,7 +60,7 @@ def _pytest_command(files: RunFiles, exercise: Exercise, check_files: list[Path]
         "--json-report-omit", "collectors", "log", "streams", "warnings",
         # pytest-timeout's signal method is safe here because no student code runs in this process.
         "--timeout", f"{exercise.check_timeout:g}", "--timeout-method", "signal",
-        "--grade-config", str(files.config),
+        "--grade-run", str(files.folder), "--grade-kit", str(kit.root),
         # Default assertion verbosity: -v would make pytest diff long lists with difflib, which can
         # take longer than a check's budget on the big inputs some checks compare.
         "-q", "--no-header", "-p", "no:warnings",
@@ -78,7 +69,7 @@ def _pytest_command(files: RunFiles, exercise: Exercise, check_files: list[Path]
 
 
 def _read_json(path: Path):
-    """A JSON file the grading process wrote, or None if it is missing or unreadable."""
+    """pytest-json-report's raw report, or None if it is missing or unreadable."""
     try:
         return json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
@@ -91,9 +82,9 @@ def _wait_for_pytest(process: subprocess.Popen, files: RunFiles, started: float)
     with _exit_watch(process) as exited:
         while process.poll() is None:
             if collected is None:  # written once, when collection ends
-                collected = _read_json(files.collected)
+                collected = Collected.read(files.collected)
                 if collected is not None:
-                    limit = sum(check["budget_s"] for check in collected["checks"]) + IMPORT_TIMEOUT + RUN_SLACK
+                    limit = sum(check.budget_s for check in collected.checks) + IMPORT_TIMEOUT + RUN_SLACK
             if time.monotonic() - started > limit:
                 _end_reaper(process, signal.SIGTERM, REAPER_GRACE)
                 return f"the grading process ran past its {limit:g} s limit and was stopped"
@@ -147,11 +138,11 @@ def _sweep_workers(files: RunFiles) -> None:
     The grade's reaper has already killed every process the grade left that it could find; the
     uids also catch one that escaped it (a process that outlived a reaper killed as a last resort).
     """
-    sweep_workers((_read_json(files.sandbox) or {}).get("uids_used", []))
+    sweep_workers(SandboxFacts.read(files.sandbox).uids_used)
 
 
-def _run_checks(kit: Kit, exercise: Exercise, files: RunFiles, settings: dict, started: float,
-                collect_only: bool = False, stop_at: StopAt = StopAt.NEVER) -> tuple[dict, str | None, dict | None]:
+def _run_checks(kit: Kit, exercise: Exercise, files: RunFiles, settings: RunSettings, started: float,
+                collect_only: bool = False) -> tuple[Collected, str | None, dict | None]:
     """Run (or only collect) the exercise's checks in a pytest subprocess under the outer limit.
 
     Returns the collected checks, why the run was stopped (or None), and pytest-json-report's raw
@@ -168,14 +159,7 @@ def _run_checks(kit: Kit, exercise: Exercise, files: RunFiles, settings: dict, s
     check_files = [checks_dir / path.name for path in exercise.check_files()]
     if not check_files:
         raise KitError(f"{exercise.checks_dir}: no test_*.py check files")
-    config = {
-        "module": exercise.module, "functions": list(exercise.functions),
-        "call_timeout": exercise.call_timeout, "check_timeout": exercise.check_timeout,
-        "memory_mb": exercise.memory_mb, "cpu_slack": CPU_SLACK, "run_dir": str(files.folder),
-        "public_file": PUBLIC_CHECKS, "stop_at_catch": stop_at is StopAt.FIRST_CATCH, **settings,
-    }
-    files.config.write_text(json.dumps(config), encoding="utf-8")
-    protect_secrets(kit)
+    settings.write(files.settings)
     # pytest writes long "Full diff" explanations (difflib, slow on big values) when it sees CI or
     # BUILD_NUMBER set; a report must not depend on where it was graded, so they are left out.
     env = {name: value for name, value in os.environ.items() if name not in ("CI", "BUILD_NUMBER")}
@@ -184,9 +168,9 @@ def _run_checks(kit: Kit, exercise: Exercise, files: RunFiles, settings: dict, s
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     env.update(PYTEST_DISABLE_PLUGIN_AUTOLOAD="1",
                # pytest prints some differences in set order; the same seed must give the same report.
-               PYTHONHASHSEED=str(int(settings["seed"]) % 2**32))
-    command = _pytest_command(files, exercise, check_files) + (["--collect-only"] if collect_only else [])
-    if stop_at is StopAt.FIRST_FAILURE:
+               PYTHONHASHSEED=str(settings.seed % 2**32))
+    command = _pytest_command(files, kit, exercise, check_files) + (["--collect-only"] if collect_only else [])
+    if settings.stop_at is StopAt.FIRST_FAILURE:
         command.append("--maxfail=1")
     # pytest runs under a reaper of this grade's own, which kills what the grade leaves behind and
     # nothing else. Its own session: the terminal's Ctrl-C reaches only grade, which passes it on
@@ -205,9 +189,9 @@ def _run_checks(kit: Kit, exercise: Exercise, files: RunFiles, settings: dict, s
             _sweep_workers(files)
             raise
     _sweep_workers(files)
-    collected = _read_json(files.collected)
-    if collected is not None and collected["errors"]:
-        raise KitError(f"the checks could not be collected: {collected['errors'][0]}")
+    collected = Collected.read(files.collected)
+    if collected is not None and collected.errors:
+        raise KitError(f"the checks could not be collected: {collected.errors[0]}")
     if collected is None and fault is None:
         log_lines = files.log.read_text(errors="replace").strip().splitlines()
         detail = next((line for line in reversed(log_lines) if line.startswith(("E ", "ERROR"))), None)
@@ -218,19 +202,28 @@ def _run_checks(kit: Kit, exercise: Exercise, files: RunFiles, settings: dict, s
         fault = f"the grading process exited with status {process.returncode} and wrote no results"
     if fault is None and process.returncode == PYTEST_INTERNAL_ERROR:
         fault = "the grading process stopped with an internal error, so no check can be trusted"
-    return collected or {"checks": []}, fault, raw
+    return collected or Collected(()), fault, raw
 
 
-def collect_checks(kit: Kit, exercise: Exercise) -> list[dict]:
+def _run_settings(exercise: Exercise, seed: int, source_dir: Path | None, submission_error: str | None,
+                  source_map=None, stop_at: StopAt = StopAt.NEVER) -> RunSettings:
+    """What the plugin is told of this run."""
+    return RunSettings(module=exercise.module, functions=tuple(exercise.functions),
+                       call_timeout=exercise.call_timeout, check_timeout=exercise.check_timeout,
+                       memory_mb=exercise.memory_mb, public_file=PUBLIC_CHECKS, seed=seed,
+                       source_dir=str(source_dir) if source_dir else None, submission_error=submission_error,
+                       source_map=source_map, stop_at=stop_at)
+
+
+def collect_checks(kit: Kit, exercise: Exercise) -> tuple[Check, ...]:
     """The exercise's checks (name, visibility, points), collected without running anything."""
     files = RunFiles(Path(tempfile.mkdtemp(prefix="minimax-kit-collect-")))
     try:
-        collected, fault, _ = _run_checks(kit, exercise, files, {"seed": 0, "source_dir": "",
-                                                                    "submission_error": None},
+        collected, fault, _ = _run_checks(kit, exercise, files, _run_settings(exercise, 0, None, None),
                                           time.monotonic(), collect_only=True)
         if fault:
             raise KitError(f"{exercise.checks_dir}: collecting the checks failed: {fault}")
-        return collected["checks"]
+        return collected.checks
     finally:
         shutil.rmtree(files.folder, ignore_errors=True)
 
@@ -258,18 +251,17 @@ def grade(kit: Kit, exercise: Exercise, submission: Submission, seed: int | None
             sha256 = unusable_submission_sha256(submission.path)
         if seed is None:
             seed = derive_seed(exercise.id, sha256 or "")
-        settings = {"seed": seed, "source_dir": str(source_dir), "submission_error": submission_error,
-                    # A notebook's cells name the module's lines in what the report says.
-                    "source_map": layout.source_map.as_data() if layout else None}
-        collected, fault, raw = _run_checks(kit, exercise, files, settings, started, stop_at=stop_at)
-        sandbox_info = _read_json(files.sandbox) or {}
+        # A notebook's cells name the module's lines in what the report says.
+        settings = _run_settings(exercise, seed, source_dir, submission_error,
+                                 layout.source_map if layout else None, stop_at)
+        collected, fault, raw = _run_checks(kit, exercise, files, settings, started)
         return build_report(
             exercise={"id": exercise.id, "slug": exercise.slug, "title": exercise.title},
             submission={"path": submission.shown_as, "sha256": sha256, **(layout.report_fields() if layout else {})},
             seed=seed,
-            collected=collected["checks"],
+            collected=collected.checks,
             raw=raw,
-            sandbox=sandbox_info,
+            sandbox=SandboxFacts.read(files.sandbox),
             fault=fault,
             started_at=started_at.strftime("%Y-%m-%dT%H:%M:%SZ"),
             duration_s=time.monotonic() - started,

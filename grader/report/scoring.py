@@ -1,15 +1,21 @@
-"""Turning what a grading run recorded into the score report: pure functions, no pytest, no I/O."""
+"""Turning what a grading run recorded into the score report: pure functions, no pytest, no I/O.
+
+Its inputs are the run's typed contract (`grader.run_contract`): the collected `Check`s, the
+`SandboxFacts`, and pytest-json-report's raw report, whose checks carry the plugin's
+`CheckFeedback` as their metadata.
+"""
 
 from __future__ import annotations
 
 import math
-
 import platform
 import sys
+from dataclasses import asdict
 
 from grader import __version__
 from grader.failures import FailureKind
 from grader.outcomes import Outcome, Status, roll_up
+from grader.run_contract import Check, CheckFeedback, SandboxFacts
 from grader.text import truncate
 
 SCHEMA_VERSION = 1
@@ -30,12 +36,9 @@ def check_passed(raw_test: dict | None) -> bool:
     return all((raw_test.get(stage) or {}).get("outcome") == Outcome.PASSED for stage in STAGES)
 
 
-def _feedback(raw_test: dict | None) -> dict | None:
-    """What the plugin attached to the check's teardown report, if it got that far."""
-    for prop in (raw_test or {}).get("user_properties") or []:
-        if "minimax_kit" in prop:
-            return prop["minimax_kit"]
-    return None
+def _feedback(raw_test: dict | None) -> CheckFeedback | None:
+    """What the plugin said of the check once its teardown ended (its metadata), if it got that far."""
+    return CheckFeedback.from_metadata((raw_test or {}).get("metadata"))
 
 
 # A hidden check's time is the student's to stretch: to the tenth of a second it would carry a
@@ -51,20 +54,20 @@ def _duration(raw_test: dict | None, hidden: bool) -> float:
     return round(seconds, 4)
 
 
-def score_check(check: dict, raw_test: dict | None, blocked: tuple[FailureKind, str] | None) -> dict:
+def score_check(check: Check, raw_test: dict | None, blocked: tuple[FailureKind, str] | None) -> dict:
     """One check's entry in the report; `blocked` says why nothing could count (e.g. no import), and in words."""
     entry = {
-        "id": check["id"],
-        "name": check["name"],
-        "visibility": check["visibility"],
+        "id": check.id,
+        "name": check.name,
+        "visibility": check.visibility,
         "outcome": str(Outcome.ERROR),
         "score": 0.0,
-        "max_score": float(check["points"]),
+        "max_score": float(check.points),
         "message": None,
         "failure": None,
         "output": None,
-        "duration_s": _duration(raw_test, check["visibility"] == "hidden"),
-        "code": check.get("code"),
+        "duration_s": _duration(raw_test, not check.public),
+        "code": check.code,
     }
     feedback = _feedback(raw_test)
     if blocked is not None:
@@ -72,8 +75,8 @@ def score_check(check: dict, raw_test: dict | None, blocked: tuple[FailureKind, 
     elif feedback is None:
         entry.update(message="this check did not finish, so it scores 0", failure={"kind": str(FailureKind.ERROR)})
     else:
-        entry.update(outcome=feedback.get("outcome", str(Outcome.ERROR)), message=cap(feedback.get("message")),
-                     output=cap(feedback.get("output")), failure=feedback.get("failure"))
+        entry.update(outcome=str(feedback.outcome), message=cap(feedback.message), output=cap(feedback.output),
+                     failure=feedback.failure)
         if check_passed(raw_test) and entry["outcome"] == Outcome.PASSED:
             entry["score"] = entry["max_score"]
         elif entry["outcome"] == Outcome.PASSED:
@@ -83,43 +86,43 @@ def score_check(check: dict, raw_test: dict | None, blocked: tuple[FailureKind, 
     return entry
 
 
-def _hold_back_gated(checks: list[dict], tests: list[dict]) -> None:
+def _hold_back_gated(checks: list[Check], tests: list[dict]) -> None:
     """A check that passed, but waits on checks that did not all pass, scores 0 and says what it waits on.
 
     Robustness checks (bad input raises, the input is left alone, the result has the right shape)
     pay only for a function that also computes correctly: code that computes nothing earns nothing.
     """
-    by_nodeid = {check["nodeid"]: (check, test) for check, test in zip(checks, tests)}
+    by_nodeid = {check.nodeid: (check, test) for check, test in zip(checks, tests)}
     for check, test in zip(checks, tests):
-        waiting = [by_nodeid[nodeid][0] for nodeid in check.get("requires", [])
+        waiting = [by_nodeid[nodeid][0] for nodeid in check.requires
                    if by_nodeid[nodeid][1]["score"] < by_nodeid[nodeid][1]["max_score"]]
         if not waiting or test["score"] == 0:
             continue
-        names = list(dict.fromkeys(required["family"] for required in waiting))
+        names = list(dict.fromkeys(required.family for required in waiting))
         verb = "passes" if len(names) == 1 else "pass"
         test.update(score=0.0, outcome=str(Outcome.FAILED),
                     failure={"kind": str(FailureKind.WAITING), "waits_on": names},
                     message=f"earns its points once {' and '.join(repr(name) for name in names)} {verb}")
 
 
-def build_report(*, exercise: dict, submission: dict, seed: int, collected: list[dict], raw: dict | None,
-                 sandbox: dict, fault: str | None, started_at: str, duration_s: float,
+def build_report(*, exercise: dict, submission: dict, seed: int, collected: tuple[Check, ...], raw: dict | None,
+                 sandbox: SandboxFacts, fault: str | None, started_at: str, duration_s: float,
                  call_timeout: float) -> dict:
     """The native report (schema_version 1). Scoring fails closed: only recorded passes score."""
     raw_tests = {test.get("nodeid"): test for test in (raw or {}).get("tests", [])}
-    import_error = sandbox.get("import_error")
+    import_error = sandbox.import_error
     if import_error:
         blocked = (FailureKind.IMPORT, f"not run: {import_error}")
     elif fault:
         blocked = (FailureKind.ERROR, f"not counted: {fault}")
     else:
         blocked = None
-    ordered = sorted(collected, key=lambda check: check["visibility"] != "public")
-    tests = [score_check(check, raw_tests.get(check["nodeid"]), blocked) for check in ordered]
+    ordered = sorted(collected, key=lambda check: not check.public)
+    tests = [score_check(check, raw_tests.get(check.nodeid), blocked) for check in ordered]
     _hold_back_gated(ordered, tests)
     score = sum((test["score"] for test in tests), 0.0)
     max_score = sum((test["max_score"] for test in tests), 0.0)
-    missing = sandbox.get("missing_functions") or []
+    missing = sandbox.missing_functions
     if import_error or fault or not tests:
         status = Status.ERROR
         message = import_error or fault or "no checks were collected"
@@ -129,15 +132,15 @@ def build_report(*, exercise: dict, submission: dict, seed: int, collected: list
     environment = {
         "python": platform.python_version(),
         "platform": sys.platform,
-        "sandbox": {**(sandbox.get("environment") or {}), "timeout_s": call_timeout,
-                    **({"cpu": sandbox["cpu"]} if "cpu" in sandbox else {})},
+        "sandbox": {**sandbox.environment, "timeout_s": call_timeout,
+                    **({"cpu": asdict(sandbox.cpu)} if sandbox.cpu is not None else {})},
     }
     return {
         "schema_version": SCHEMA_VERSION,
         "kit": {"name": "minimax-kit", "version": __version__},
         "exercise": exercise,
         # What the module printed while it was imported, before any check ran (kept if it then raised).
-        "submission": {**submission, "import_output": cap(sandbox.get("import_output") or None)},
+        "submission": {**submission, "import_output": cap(sandbox.import_output or None)},
         "seed": seed,
         "status": str(status),
         "score": round(score, 4),

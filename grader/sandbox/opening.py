@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from grader.catalog import Exercise, Kit
+from grader.run_contract import RunSettings
 from grader.sandbox import reaper
 from grader.sandbox.isolation import sweep_workers
 from grader.sandbox.process import SandboxSettings
@@ -34,14 +35,16 @@ def protect_secrets(kit: Kit) -> None:
             os.chmod(secret, secret.stat().st_mode & ~0o077)
 
 
-def sandbox_settings(exercise: Exercise, source_dir: Path, seed: int, cpu_seconds: int, *,
+def sandbox_settings(exercise: Exercise | RunSettings, source_dir: Path, seed: int, cpu_seconds: int, *,
                      owner_pid: int | None = None, source_map: SourceMap | None = None) -> SandboxSettings:
-    """The settings of a sandbox for `exercise`'s module in `source_dir`; the seed fixes its hash seed.
+    """The settings of a sandbox for an exercise's module in `source_dir`; the seed fixes its hash seed.
+
+    The exercise comes as its `exercise.toml` or as a run's settings, which carry the same fields.
 
     The same seed gives the same tie-breaks in set and dict order, so the same code always meets
     the same ones, whether graded or played.
     """
-    return SandboxSettings(module=exercise.module, functions=exercise.functions, source_dir=source_dir,
+    return SandboxSettings(module=exercise.module, functions=tuple(exercise.functions), source_dir=source_dir,
                            memory_mb=exercise.memory_mb, cpu_seconds=cpu_seconds, hash_seed=seed % 2**32,
                            # Whose end kills what the workers leave: a grade's reaper, or this process.
                            owner_pid=os.getpid() if owner_pid is None else owner_pid,

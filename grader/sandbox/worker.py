@@ -18,19 +18,18 @@ else:
     # this folder off sys.path, and as a worker uid the folder cannot even be listed (mode 0711).
     import importlib.util
 
-    def _load(name):
-        # Registered under a name of the kit's own, so that a student's helper module of the same
-        # name (a text.py in a zip, say) is still the one the student's `import` finds.
-        spec = importlib.util.spec_from_file_location(f"minimax_kit_{name}",
-                                                      os.path.join(os.path.dirname(__file__), f"{name}.py"))
+    def _load(name, registered):
+        spec = importlib.util.spec_from_file_location(registered, os.path.join(os.path.dirname(__file__), f"{name}.py"))
         module = importlib.util.module_from_spec(spec)
-        sys.modules[spec.name] = module
+        sys.modules[registered] = module
         spec.loader.exec_module(module)
         return module
 
-    cut = _load("text")
-    wire = _load("wire")
-    worker_trace = _load("worker_trace")
+    # The truncation helper under a name of the kit's own, so that a student's own text.py (in a
+    # zip, say) is still the module the student's `import text` finds.
+    cut = _load("text", "minimax_kit_text")
+    wire = _load("wire", "wire")
+    worker_trace = _load("worker_trace", "worker_trace")
 
 
 def _safe_str(exc):

@@ -14,7 +14,7 @@ import sys
 if __package__:  # imported as grader.sandbox.worker_trace (the kit's tests)
     from grader.sandbox import wire
 else:  # loaded by worker.py, which put the wire format in sys.modules first
-    wire = sys.modules["minimax_kit_wire"]
+    wire = sys.modules["wire"]
 
 # Turning a traced call's answer back into plain lists recurses; this stays well inside the
 # interpreter's recursion limit, and such answers come from small trees.
