@@ -12,6 +12,7 @@ not won (which the check does not count: they show how much the heuristic matter
 from __future__ import annotations
 
 import argparse
+import functools
 import importlib.util
 import random
 import sys
@@ -27,6 +28,8 @@ from grader.catalog import Kit  # noqa: E402
 from grader.authoring.known_mistakes import find_mutant, write_mutant  # noqa: E402
 
 CHECKS = ROOT / "exercises" / "ex08_connect_four" / "checks" / "test_hidden.py"
+# The checks import their helper (hidden_oracle.py) by its plain name, as in a grading run.
+sys.path.insert(0, str(CHECKS.parent))
 SOLUTIONS = ROOT / "solutions" / "ex08_connect_four"
 # The rng fixture seeds random.Random with "<seed>:<node id>" (grader/plugin.py).
 NODE_ID = "checks/test_hidden.py::test_beats_the_baseline"
@@ -61,7 +64,8 @@ def _one_seed(job: tuple[str, str, int]) -> tuple[str, int, int, int]:
     mistakes = not_won = 0
     for game in range(checks.MATCH_GAMES):
         try:
-            won = checks.play_one_game(student, rng, "X" if game % 2 == 0 else "O", checks.MATCH_DEPTH)
+            won = checks.play_one_game(functools.partial(checks.ask_best_move, student), rng,
+                                       "X" if game % 2 == 0 else "O", checks.MATCH_DEPTH)
         except checks.Blunder:
             mistakes += 1
             # The check stops at the first such game; the rest are played on for the table, each

@@ -1,39 +1,45 @@
 """Hidden checks for ex03 (plain minimax on nested lists); never shipped to students.
 
-Expected values come from verified facts or from the small
-oracle below, which is written here on purpose rather than imported from
-solutions/.
+Expected values come from verified facts or from the small oracle of the
+hidden helper hidden_random_trees (shared with ex04 and ex07) and below,
+written for the checks on purpose rather than imported from solutions/.
 
 Every random tree is drawn from the ``rng`` fixture inside a check, so a run
 is reproducible from its seed.
 """
 
 import copy
-import math
 
 import pytest
 
-INF = math.inf
+import hidden_random_trees
+from hidden_random_trees import (
+    INF,
+    TIE_SETS_WITH_INT_AND_FLOAT,
+    caterpillar_tree,
+    few_values_leaf,
+    float_leaf_within,
+    int_leaf,
+    leaf_total,
+    mixed_leaf_within,
+    plain_minimax,
+    ragged_tree,
+    same_tree,
+    uniform_tree,
+)
+
+# ex03's own figures for the shared generators. Each is part of what a seed draws (the trees a
+# check asks about), so changing one changes the grade's inputs: tests/golden/tree_draws.json.
+RAGGED_MAX_LEAVES = 2000
+BUSH_STOP, BUSH_LEAVES = 0.25, 12
+# A float with all its digits, often negative.
+float_leaf = float_leaf_within(500.0)
+# An int or a short float in a narrow range, so that 3 and 3.0 can meet.
+mixed_leaf = mixed_leaf_within(15, digits=1)
 
 # --------------------------------------------------------------------------
-# The oracle: leaf counting, plain minimax and the first best child.
-# Kept deliberately small and obvious.
+# The rest of the oracle: the first best child and the depth.
 # --------------------------------------------------------------------------
-
-
-def leaf_total(tree):
-    """Number of leaves in a tree."""
-    if not isinstance(tree, list):
-        return 1
-    return sum(leaf_total(child) for child in tree)
-
-
-def plain_minimax(tree, maximizing=True):
-    """Minimax value, every leaf looked at, the player flipping at every level."""
-    if not isinstance(tree, list):
-        return tree
-    values = [plain_minimax(child, not maximizing) for child in tree]
-    return max(values) if maximizing else min(values)
 
 
 def first_best(tree):
@@ -53,75 +59,9 @@ def tree_depth(tree):
     return 1 + max(tree_depth(child) for child in tree)
 
 
-def same_tree(a, b):
-    """Equal values and equal types all the way down (so 3 and 3.0 differ)."""
-    if type(a) is not type(b):
-        return False
-    if isinstance(a, list):
-        return len(a) == len(b) and all(same_tree(x, y) for x, y in zip(a, b))
-    return a == b
-
-
 # --------------------------------------------------------------------------
-# Random trees. Every generator takes the check's rng.
+# Random trees of ex03's own. Every generator takes the check's rng.
 # --------------------------------------------------------------------------
-
-
-def int_leaf(rng):
-    """A whole number, often negative."""
-    return rng.randint(-99, 99)
-
-
-def float_leaf(rng):
-    """A float with all its digits, often negative."""
-    return rng.uniform(-500.0, 500.0)
-
-
-def mixed_leaf(rng):
-    """An int or a short float in a narrow range, so that 3 and 3.0 can meet."""
-    return rng.randint(-15, 15) if rng.random() < 0.5 else float(round(rng.uniform(-15, 15), 1))
-
-
-def few_values_leaf(values):
-    """A leaf maker drawing from a tiny set, so that equal values are everywhere."""
-    return lambda rng: rng.choice(values)
-
-
-TIE_SETS = [(0, 1), (0, 1, 2), (-1, 0, 1), (3, 3, 3, 4), (5,), (0.5, 1.5), (-2, 2), (1, 1.0, 2)]
-
-
-def uniform_tree(rng, branching, depth, make_leaf):
-    """Every internal node has `branching` children; every leaf is at `depth`."""
-    if depth == 0:
-        return make_leaf(rng)
-    return [uniform_tree(rng, branching, depth - 1, make_leaf) for _ in range(branching)]
-
-
-def ragged_tree(rng, max_depth, widths, make_leaf, stop_chance, max_leaves=2000):
-    """Leaves at uneven depths; the root is a list unless max_depth is 0."""
-    grown = 0
-
-    def grow(depth):
-        nonlocal grown
-        if depth == max_depth or grown >= max_leaves or (depth > 0 and rng.random() < stop_chance):
-            grown += 1
-            return make_leaf(rng)
-        return [grow(depth + 1) for _ in range(rng.choice(widths))]
-
-    return grow(0)
-
-
-def caterpillar_tree(rng, length, make_leaf, bush_leaves=12):
-    """A spine `length` lists long with small bushes hanging off every level."""
-    node = make_leaf(rng)
-    for _ in range(length):
-        bushes = [
-            ragged_tree(rng, 3, (1, 2, 3), make_leaf, 0.25, max_leaves=bush_leaves)
-            for _ in range(rng.randint(0, 3))
-        ]
-        bushes.insert(rng.randint(0, len(bushes)), node)
-        node = bushes
-    return node
 
 
 def wandering_tree(rng, length, make_leaf):
@@ -144,60 +84,31 @@ def broom_tree(rng, make_leaf, target_leaves, handle_length):
         branch = uniform_tree(rng, rng.randint(2, 6), rng.randint(1, 4), make_leaf)
         grown += leaf_total(branch)
         head.append(branch)
-    handle = caterpillar_tree(rng, handle_length, make_leaf, bush_leaves=6)
+    handle = caterpillar_tree(rng, handle_length, make_leaf, BUSH_STOP, bush_leaves=6)
     head.insert(rng.randint(0, len(head)), handle)
     return head
 
 
 def mixed_trees(rng, bare_leaves=True):
-    """Small and medium trees of many shapes: uniform, ragged, chains, deep, wide, floats."""
-    trees = []
-    for _ in range(8):
-        branching = rng.randint(2, 4)
-        depth = rng.randint(1, 4 if branching == 4 else 5)
-        trees.append(uniform_tree(rng, branching, depth, int_leaf))
-    for _ in range(8):
-        trees.append(ragged_tree(rng, rng.randint(2, 7), (1, 2, 3, 4), int_leaf, 0.3))
-    for _ in range(6):
-        trees.append(ragged_tree(rng, rng.randint(2, 6), (2, 3), float_leaf, 0.25))
-    for _ in range(6):
-        trees.append(ragged_tree(rng, rng.randint(3, 9), (1, 1, 1, 2, 3), mixed_leaf, 0.15))
-    for _ in range(4):
-        trees.append(ragged_tree(rng, 40, (1, 2, 2, 3), int_leaf, 0.35, max_leaves=400))
-    for _ in range(4):
-        trees.append(ragged_tree(rng, 3, tuple(range(4, 10)), mixed_leaf, 0.1))
-    for _ in range(2):
-        trees.append([mixed_leaf(rng) for _ in range(rng.randint(1, 12))])
-    if bare_leaves:
-        trees += [int_leaf(rng), float_leaf(rng)]
-    rng.shuffle(trees)
-    return trees
+    """Small and medium trees of many shapes, with flat lists and (unless told not to) two bare leaves."""
+    return hidden_random_trees.mixed_trees(rng, float_leaf, mixed_leaf, RAGGED_MAX_LEAVES, min_depth=1,
+                                           flat_lists=2, bare_leaves=bare_leaves)
 
 
 def tie_heavy_trees(rng):
-    """Trees whose leaves come from a handful of values."""
-    trees = []
-    for _ in range(20):
-        make_leaf = few_values_leaf(rng.choice(TIE_SETS))
-        trees.append(uniform_tree(rng, rng.randint(2, 4), rng.randint(1, 4), make_leaf))
-    for _ in range(20):
-        make_leaf = few_values_leaf(rng.choice(TIE_SETS))
-        trees.append(ragged_tree(rng, rng.randint(2, 7), (1, 2, 3, 4), make_leaf, 0.25))
-    for _ in range(8):
-        make_leaf = few_values_leaf(rng.choice(TIE_SETS))
-        trees.append([make_leaf(rng) for _ in range(rng.randint(2, 8))])
-    rng.shuffle(trees)
-    return trees
+    """Trees whose leaves come from a handful of values, flat lists among them, shuffled."""
+    return hidden_random_trees.tie_heavy_trees(rng, TIE_SETS_WITH_INT_AND_FLOAT, count=20, min_depth=1,
+                                               max_leaves=RAGGED_MAX_LEAVES, flat_lists=8, shuffle=True)
 
 
 def deep_trees(rng):
     """Uneven trees from about 150 to about 200 levels deep."""
     return [
-        caterpillar_tree(rng, rng.randint(180, 196), int_leaf),
-        caterpillar_tree(rng, rng.randint(150, 196), mixed_leaf),
+        caterpillar_tree(rng, rng.randint(180, 196), int_leaf, BUSH_STOP, BUSH_LEAVES),
+        caterpillar_tree(rng, rng.randint(150, 196), mixed_leaf, BUSH_STOP, BUSH_LEAVES),
         wandering_tree(rng, rng.randint(180, 198), float_leaf),
         wandering_tree(rng, rng.randint(150, 198), few_values_leaf((0, 1, 2))),
-        caterpillar_tree(rng, rng.randint(150, 196), few_values_leaf((-1, 0, 1))),
+        caterpillar_tree(rng, rng.randint(150, 196), few_values_leaf((-1, 0, 1)), BUSH_STOP, BUSH_LEAVES),
     ]
 
 
@@ -520,7 +431,7 @@ def test_tree_not_mutated(student, rng):
     trees = [
         [[3, 5, 2], [9, 1, 0], [7, 4, 8]],
         uniform_tree(rng, 3, 4, few_values_leaf((0, 1, 2))),
-        ragged_tree(rng, 6, (1, 2, 3), mixed_leaf, 0.25),
+        ragged_tree(rng, 6, (1, 2, 3), mixed_leaf, 0.25, RAGGED_MAX_LEAVES),
     ]
     for tree in trees:
         original = copy.deepcopy(tree)

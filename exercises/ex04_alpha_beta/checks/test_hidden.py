@@ -1,7 +1,8 @@
 """Hidden checks for ex04 (alpha-beta pruning); never shipped to students.
 
 Expected values come from a table of known trees, from the
-Knuth-Moore bound, or from the small oracle below, which is written here on
+Knuth-Moore bound, or from the small oracle of the hidden helper
+hidden_random_trees (shared with ex03 and ex07), written for the checks on
 purpose rather than imported from solutions/.
 
 Every random tree is drawn from the ``rng`` fixture inside a check, so a run
@@ -9,11 +10,29 @@ is reproducible from its seed.
 """
 
 import copy
-import math
 
 import pytest
 
-INF = math.inf
+import hidden_random_trees
+from hidden_random_trees import (
+    INF,
+    TIE_SETS,
+    alpha_beta,
+    caterpillar_tree,
+    distinct_uniform_tree,
+    few_values_leaf,
+    float_leaf_within,
+    int_leaf,
+    knuth_moore,
+    leaf_total,
+    mixed_leaf_within,
+    plain_minimax,
+    ragged_tree,
+    reorder,
+    same_tree,
+    uniform_tree,
+)
+
 REPORT_KEYS = {"value", "nodes_visited", "nodes_pruned", "total_leaves"}
 
 # Raising, leaving the tree alone and the right shape are easy for code that computes nothing,
@@ -22,168 +41,32 @@ REPORT_KEYS = {"value", "nodes_visited", "nodes_pruned", "total_leaves"}
 COUNTER_BID_CORRECT = ("test_worked_example", "test_random_trees_match_oracle")
 PRUNING_CORRECT = ("test_minimax_with_pruning_value", "test_pruning_value_full_window")
 
-
-# --------------------------------------------------------------------------
-# The oracle: plain minimax, leaf counting and an alpha-beta that reports
-# its own counts. Kept deliberately small and obvious.
-# --------------------------------------------------------------------------
-
-def leaf_total(tree):
-    """Number of leaves in a tree."""
-    return sum(leaf_total(child) for child in tree) if isinstance(tree, list) else 1
-
-
-def plain_minimax(tree, maximizing=True):
-    """Minimax value with every leaf looked at."""
-    if not isinstance(tree, list):
-        return tree
-    values = [plain_minimax(child, not maximizing) for child in tree]
-    return max(values) if maximizing else min(values)
-
-
-def oracle_search(tree, maximizing=True, alpha=-INF, beta=INF):
-    """Alpha-beta with a >= cutoff; returns (value, leaves evaluated, leaves skipped)."""
-    if not isinstance(tree, list):
-        return tree, 1, 0
-    evaluated = skipped = 0
-    value = -INF if maximizing else INF
-    for position, child in enumerate(tree):
-        child_value, seen, missed = oracle_search(child, not maximizing, alpha, beta)
-        evaluated += seen
-        skipped += missed
-        if maximizing:
-            value = max(value, child_value)
-            alpha = max(alpha, value)
-        else:
-            value = min(value, child_value)
-            beta = min(beta, value)
-        if alpha >= beta:
-            skipped += sum(leaf_total(rest) for rest in tree[position + 1:])
-            break
-    return value, evaluated, skipped
+# ex04's own figures for the shared generators. Each is part of what a seed draws (the trees a
+# check asks about), so changing one changes the grade's inputs: tests/golden/tree_draws.json.
+RAGGED_MAX_LEAVES = 1500
+BUSH_STOP = 0.2
+# A float with all its digits.
+float_leaf = float_leaf_within(250.0)
+# An int or a short float, in a narrow range.
+mixed_leaf = mixed_leaf_within(20, digits=2)
 
 
 def oracle_report(tree):
     """What best_counter_bid must return for a tree."""
-    value, evaluated, skipped = oracle_search(tree)
+    value, evaluated, skipped = alpha_beta(tree)
     total = leaf_total(tree)
     assert evaluated + skipped == total  # the oracle's own sanity check
     return {"value": value, "nodes_visited": evaluated, "nodes_pruned": skipped, "total_leaves": total}
 
 
-def best_first(tree, maximizing=True):
-    """A copy of the tree with every node's children sorted best-first for its player."""
-    if not isinstance(tree, list):
-        return tree
-    children = [best_first(child, not maximizing) for child in tree]
-    children.sort(key=lambda child: plain_minimax(child, not maximizing), reverse=maximizing)
-    return children
-
-
-def knuth_moore(branching, depth):
-    """Leaves alpha-beta evaluates on a perfectly ordered uniform tree."""
-    return branching ** math.ceil(depth / 2) + branching ** (depth // 2) - 1
-
-
-def same_tree(a, b):
-    """Equal values and equal types all the way down (so 3 and 3.0 differ)."""
-    if type(a) is not type(b):
-        return False
-    if isinstance(a, list):
-        return len(a) == len(b) and all(same_tree(x, y) for x, y in zip(a, b))
-    return a == b
-
-
-# --------------------------------------------------------------------------
-# Random trees. Every generator takes the check's rng.
-# --------------------------------------------------------------------------
-
-def uniform_tree(rng, branching, depth, make_leaf):
-    """Every internal node has `branching` children; every leaf is at `depth`."""
-    if depth == 0:
-        return make_leaf(rng)
-    return [uniform_tree(rng, branching, depth - 1, make_leaf) for _ in range(branching)]
-
-
-def ragged_tree(rng, max_depth, widths, make_leaf, stop_chance, max_leaves=1500):
-    """Leaves at uneven depths; the root is a list unless max_depth is 0."""
-    grown = 0
-
-    def grow(depth):
-        nonlocal grown
-        if depth == max_depth or grown >= max_leaves or (depth > 0 and rng.random() < stop_chance):
-            grown += 1
-            return make_leaf(rng)
-        return [grow(depth + 1) for _ in range(rng.choice(widths))]
-
-    return grow(0)
-
-
-def caterpillar_tree(rng, length, make_leaf):
-    """A long spine with small bushes hanging off it: deep, uneven and fairly large."""
-    node = make_leaf(rng)
-    for _ in range(length):
-        bushes = [ragged_tree(rng, 3, (1, 2, 3), make_leaf, 0.2) for _ in range(rng.randint(0, 3))]
-        bushes.insert(rng.randint(0, len(bushes)), node)
-        node = bushes
-    return node
-
-
-def int_leaf(rng):
-    """A whole number, often negative."""
-    return rng.randint(-99, 99)
-
-
-def float_leaf(rng):
-    """A float with all its digits."""
-    return rng.uniform(-250.0, 250.0)
-
-
-def mixed_leaf(rng):
-    """An int or a short float, in a narrow range."""
-    return rng.randint(-20, 20) if rng.random() < 0.5 else round(rng.uniform(-20, 20), 2)
-
-
-def few_values_leaf(values):
-    """A leaf maker drawing from a tiny set, so that equal values are everywhere."""
-    return lambda rng: rng.choice(values)
-
-
-TIE_SETS = [(0, 1), (0, 1, 2), (-1, 0, 1), (3, 3, 3, 4), (5,), (0.5, 1.5), (-2, 2)]
-
-
 def mixed_trees(rng):
     """Small and medium trees of many shapes: uniform, ragged, one-child chains, deep, wide."""
-    trees = []
-    for _ in range(8):
-        branching = rng.randint(2, 4)
-        depth = rng.randint(1, 4 if branching == 4 else 5)
-        trees.append(uniform_tree(rng, branching, depth, int_leaf))
-    for _ in range(8):
-        trees.append(ragged_tree(rng, rng.randint(2, 7), (1, 2, 3, 4), int_leaf, 0.3))
-    for _ in range(6):
-        trees.append(ragged_tree(rng, rng.randint(2, 6), (2, 3), float_leaf, 0.25))
-    for _ in range(6):
-        trees.append(ragged_tree(rng, rng.randint(3, 9), (1, 1, 1, 2, 3), mixed_leaf, 0.15))
-    for _ in range(4):
-        trees.append(ragged_tree(rng, 40, (1, 2, 2, 3), int_leaf, 0.35, max_leaves=400))
-    for _ in range(4):
-        trees.append(ragged_tree(rng, 3, tuple(range(4, 10)), mixed_leaf, 0.1))
-    rng.shuffle(trees)
-    return trees
+    return hidden_random_trees.mixed_trees(rng, float_leaf, mixed_leaf, RAGGED_MAX_LEAVES, min_depth=1)
 
 
 def tie_heavy_trees(rng):
     """Trees whose leaves come from a handful of values."""
-    trees = []
-    for _ in range(20):
-        make_leaf = few_values_leaf(rng.choice(TIE_SETS))
-        branching = rng.randint(2, 4)
-        trees.append(uniform_tree(rng, branching, rng.randint(2, 4), make_leaf))
-    for _ in range(20):
-        make_leaf = few_values_leaf(rng.choice(TIE_SETS))
-        trees.append(ragged_tree(rng, rng.randint(2, 7), (1, 2, 3, 4), make_leaf, 0.25))
-    return trees
+    return hidden_random_trees.tie_heavy_trees(rng, TIE_SETS, count=20, min_depth=2, max_leaves=RAGGED_MAX_LEAVES)
 
 
 # --------------------------------------------------------------------------
@@ -330,7 +213,7 @@ def test_larger_trees(student, rng):
         uniform_tree(rng, 3, 8, few_values_leaf((0, 1, 2, 3))),
         uniform_tree(rng, 60, 2, float_leaf),
         ragged_tree(rng, 12, (2, 3, 4, 5), mixed_leaf, 0.2, max_leaves=5000),
-        caterpillar_tree(rng, 120, int_leaf),
+        caterpillar_tree(rng, 120, int_leaf, BUSH_STOP, RAGGED_MAX_LEAVES),
     ]
     for tree in trees:
         assert student.best_counter_bid(tree) == oracle_report(tree)
@@ -347,8 +230,7 @@ def test_knuth_moore_bound(student, rng):
     shapes += [(2, 9), (6, 2)]
     shapes += [(rng.randint(2, 4), rng.randint(1, 5)) for _ in range(4)]
     for branching, depth in shapes:
-        scores = rng.sample(range(-10**6, 10**6), branching ** depth)
-        tree = best_first(uniform_tree(rng, branching, depth, lambda _rng: scores.pop()))
+        tree = reorder(distinct_uniform_tree(rng, branching, depth))
         got = student.best_counter_bid(tree)
         assert got["nodes_visited"] == knuth_moore(branching, depth)
         assert got["value"] == plain_minimax(tree)
@@ -479,7 +361,7 @@ def test_tree_not_mutated(student, rng):
     trees = [
         [[3, 5, 2], [9, 1, 0], [7, 4, 8]],
         uniform_tree(rng, 3, 4, few_values_leaf((0, 1, 2))),
-        ragged_tree(rng, 6, (1, 2, 3), mixed_leaf, 0.25),
+        ragged_tree(rng, 6, (1, 2, 3), mixed_leaf, 0.25, RAGGED_MAX_LEAVES),
     ]
     for tree in trees:
         original = copy.deepcopy(tree)

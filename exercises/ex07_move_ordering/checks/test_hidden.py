@@ -1,7 +1,8 @@
 """Hidden checks for ex07 (move ordering); never shipped to students.
 
 Expected values come from known facts, from the Knuth-Moore
-formula, or from the small oracle below, written here on purpose rather than
+formula, or from the small oracle of the hidden helper hidden_random_trees
+(shared with ex03 and ex04), written for the checks on purpose rather than
 imported from solutions/. Reordered trees are judged by their properties
 (the same subtrees, only reordered, and best-first by value at every node),
 so children with equal values may come in any order.
@@ -11,11 +12,25 @@ is reproducible from its seed.
 """
 
 import copy
-import math
 
 import pytest
 
-INF = math.inf
+import hidden_random_trees
+from hidden_random_trees import (
+    TIE_SETS_WITH_INT_AND_FLOAT,
+    alpha_beta,
+    distinct_uniform_tree,
+    few_values_leaf,
+    float_leaf_within,
+    int_leaf,
+    knuth_moore,
+    leaf_total,
+    plain_minimax,
+    ragged_tree,
+    reorder,
+    same_tree,
+    uniform_tree,
+)
 
 # Raising for bad input, leaving the tree alone and keeping its shape are easy for code that
 # computes nothing (raise for everything, hand the tree back), so each of those checks pays only
@@ -24,63 +39,37 @@ FRACTION_CORRECT = ("test_known_trees",)
 ORDER_CORRECT = ("test_known_orders",)
 MINIMAL_LEAVES_CORRECT = ("test_minimal_leaves_formula",)
 
+# ex07's own figures for the shared generators. Each is part of what a seed draws (the trees a
+# check asks about), so changing one changes the grade's inputs: tests/golden/tree_draws.json.
+RAGGED_MAX_LEAVES = 1500
+# A float with all its digits.
+float_leaf = float_leaf_within(250.0)
+
+
+def mixed_leaf(rng):
+    """An int or a whole or half float, in a narrow range (so 3 and 3.0 can both occur)."""
+    return rng.randint(-20, 20) if rng.random() < 0.5 else float(rng.randint(-40, 40)) / 2
+
+
+def mixed_trees(rng):
+    """Small and medium trees of many shapes: uniform (two levels or more), ragged, one-child chains, deep, wide."""
+    return hidden_random_trees.mixed_trees(rng, float_leaf, mixed_leaf, RAGGED_MAX_LEAVES, min_depth=2)
+
+
+def tie_heavy_trees(rng):
+    """Trees whose leaves come from a handful of values."""
+    return hidden_random_trees.tie_heavy_trees(rng, TIE_SETS_WITH_INT_AND_FLOAT, count=16, min_depth=2,
+                                               max_leaves=RAGGED_MAX_LEAVES)
+
 
 # --------------------------------------------------------------------------
-# The oracle: leaf counting, plain minimax, alpha-beta that counts the leaves
-# it evaluates, and a best-first (or worst-first) reordering.
+# The rest of the oracle: the share alpha-beta skips, and what a reordering keeps.
 # --------------------------------------------------------------------------
-
-def leaf_total(tree):
-    """Number of leaves in a tree."""
-    return sum(leaf_total(child) for child in tree) if isinstance(tree, list) else 1
-
-
-def plain_minimax(tree, maximizing=True):
-    """Minimax value with every leaf looked at."""
-    if not isinstance(tree, list):
-        return tree
-    values = [plain_minimax(child, not maximizing) for child in tree]
-    return max(values) if maximizing else min(values)
-
-
-def leaves_evaluated(tree, maximizing=True, alpha=-INF, beta=INF):
-    """Alpha-beta with a >= cutoff, children left to right; returns (value, leaves evaluated)."""
-    if not isinstance(tree, list):
-        return tree, 1
-    evaluated = 0
-    value = -INF if maximizing else INF
-    for child in tree:
-        child_value, seen = leaves_evaluated(child, not maximizing, alpha, beta)
-        evaluated += seen
-        if maximizing:
-            value = max(value, child_value)
-            alpha = max(alpha, value)
-        else:
-            value = min(value, child_value)
-            beta = min(beta, value)
-        if alpha >= beta:
-            break
-    return value, evaluated
-
 
 def oracle_fraction(tree):
     """The share of leaves alpha-beta skips, as pruned_fraction must report it."""
     total = leaf_total(tree)
-    return (total - leaves_evaluated(tree)[1]) / total
-
-
-def reorder(tree, maximizing=True, worst_first=False):
-    """A copy with every node's children sorted best-first (or worst-first) for its player."""
-    if not isinstance(tree, list):
-        return tree
-    children = [reorder(child, not maximizing, worst_first) for child in tree]
-    children.sort(key=lambda child: plain_minimax(child, not maximizing), reverse=maximizing != worst_first)
-    return children
-
-
-def knuth_moore(branching, depth):
-    """Leaves alpha-beta evaluates on a perfectly ordered uniform tree with distinct leaves."""
-    return branching ** -(-depth // 2) + branching ** (depth // 2) - 1
+    return (total - alpha_beta(tree)[1]) / total
 
 
 def canonical(tree):
@@ -138,101 +127,6 @@ def assert_best_first_reordering(got, tree):
     assert canonical(got) == canonical(tree), "the result is not the tree with its children reordered"
     assert plain_minimax(got) == plain_minimax(tree)
     assert is_best_first(got), "a node's children are not best-first"
-
-
-def same_tree(a, b):
-    """Equal values and equal types all the way down (so 3 and 3.0 differ)."""
-    if type(a) is not type(b):
-        return False
-    if isinstance(a, list):
-        return len(a) == len(b) and all(same_tree(x, y) for x, y in zip(a, b))
-    return a == b
-
-
-# --------------------------------------------------------------------------
-# Random trees. Every generator takes the check's rng.
-# --------------------------------------------------------------------------
-
-def uniform_tree(rng, branching, depth, make_leaf):
-    """Every internal node has `branching` children; every leaf is at `depth`."""
-    if depth == 0:
-        return make_leaf(rng)
-    return [uniform_tree(rng, branching, depth - 1, make_leaf) for _ in range(branching)]
-
-
-def distinct_uniform_tree(rng, branching, depth):
-    """A uniform tree whose leaves are all different, in random positions."""
-    scores = rng.sample(range(-10**6, 10**6), branching ** depth)
-    return uniform_tree(rng, branching, depth, lambda _rng: scores.pop())
-
-
-def ragged_tree(rng, max_depth, widths, make_leaf, stop_chance, max_leaves=1500):
-    """Leaves at uneven depths; the root is a list unless max_depth is 0."""
-    grown = 0
-
-    def grow(depth):
-        nonlocal grown
-        if depth == max_depth or grown >= max_leaves or (depth > 0 and rng.random() < stop_chance):
-            grown += 1
-            return make_leaf(rng)
-        return [grow(depth + 1) for _ in range(rng.choice(widths))]
-
-    return grow(0)
-
-
-def int_leaf(rng):
-    """A whole number, often negative."""
-    return rng.randint(-99, 99)
-
-
-def float_leaf(rng):
-    """A float with all its digits."""
-    return rng.uniform(-250.0, 250.0)
-
-
-def mixed_leaf(rng):
-    """An int or a short float, in a narrow range (so 3 and 3.0 can both occur)."""
-    return rng.randint(-20, 20) if rng.random() < 0.5 else float(rng.randint(-40, 40)) / 2
-
-
-def few_values_leaf(values):
-    """A leaf maker drawing from a tiny set, so that equal values are everywhere."""
-    return lambda rng: rng.choice(values)
-
-
-TIE_SETS = [(0, 1), (0, 1, 2), (-1, 0, 1), (3, 3, 3, 4), (5,), (0.5, 1.5), (-2, 2), (1, 1.0, 2)]
-
-
-def mixed_trees(rng):
-    """Small and medium trees of many shapes: uniform, ragged, one-child chains, deep, wide."""
-    trees = []
-    for _ in range(8):
-        branching = rng.randint(2, 4)
-        trees.append(uniform_tree(rng, branching, rng.randint(2, 4 if branching == 4 else 5), int_leaf))
-    for _ in range(8):
-        trees.append(ragged_tree(rng, rng.randint(2, 7), (1, 2, 3, 4), int_leaf, 0.3))
-    for _ in range(6):
-        trees.append(ragged_tree(rng, rng.randint(2, 6), (2, 3), float_leaf, 0.25))
-    for _ in range(6):
-        trees.append(ragged_tree(rng, rng.randint(3, 9), (1, 1, 1, 2, 3), mixed_leaf, 0.15))
-    for _ in range(4):
-        trees.append(ragged_tree(rng, 40, (1, 2, 2, 3), int_leaf, 0.35, max_leaves=400))
-    for _ in range(4):
-        trees.append(ragged_tree(rng, 3, tuple(range(4, 10)), mixed_leaf, 0.1))
-    rng.shuffle(trees)
-    return trees
-
-
-def tie_heavy_trees(rng):
-    """Trees whose leaves come from a handful of values."""
-    trees = []
-    for _ in range(16):
-        make_leaf = few_values_leaf(rng.choice(TIE_SETS))
-        trees.append(uniform_tree(rng, rng.randint(2, 4), rng.randint(2, 4), make_leaf))
-    for _ in range(16):
-        make_leaf = few_values_leaf(rng.choice(TIE_SETS))
-        trees.append(ragged_tree(rng, rng.randint(2, 7), (1, 2, 3, 4), make_leaf, 0.25))
-    return trees
 
 
 # --------------------------------------------------------------------------
@@ -453,7 +347,7 @@ def test_order_meets_knuth_moore(student, rng):
         tree = distinct_uniform_tree(rng, branching, depth)
         got = student.order_best_first(tree)
         assert canonical(got) == canonical(tree)
-        assert leaves_evaluated(got)[1] == knuth_moore(branching, depth)
+        assert alpha_beta(got)[1] == knuth_moore(branching, depth)
 
 
 @pytest.mark.points(2)
@@ -469,7 +363,7 @@ def test_order_does_not_mutate(student, rng):
         [[3, 5, 2], [9, 1, 0], [7, 4, 8]],
         [3, [5, [1, 8]], [[2, 9], 0]],
         distinct_uniform_tree(rng, 3, 3),
-        ragged_tree(rng, 6, (1, 2, 3), mixed_leaf, 0.25),
+        ragged_tree(rng, 6, (1, 2, 3), mixed_leaf, 0.25, RAGGED_MAX_LEAVES),
         uniform_tree(rng, 3, 4, few_values_leaf((0, 1, 2))),
     ]
     for tree in trees:

@@ -1,23 +1,39 @@
 """Hidden checks for ex08 (Connect-4 with a depth limit); never shipped to students.
 
 Expected values come from the README's table of positions or from the
-small oracle below, which is written here on purpose rather than imported
-from solutions/. The oracle judges a move the way "any optimal move is
-accepted" asks: by the win/loss value the search can see within its depth
-(a heuristic score always lies strictly between a loss and a win), never by
-its column.
+small oracle in hidden_oracle.py, a hidden-only helper written for these
+checks on purpose rather than imported from solutions/.
 
 Every random position and every random reply of the match baseline is drawn
 from the ``rng`` fixture inside a check, so a run is reproducible from its
 seed.
 """
 
+import functools
+
 import pytest
 
-ROWS, COLS = 6, 7
-EMPTY_BOARD = ("." * COLS,) * ROWS
-# (row step, column step) of the four kinds of line: across, down, and the two diagonals.
-STEPS = ((0, 1), (1, 0), (1, 1), (1, -1))
+from hidden_oracle import (
+    COLS,
+    EMPTY_BOARD,
+    ROWS,
+    STEPS,
+    Blunder,
+    count,
+    four_through,
+    good_moves,
+    has_immediate_win,
+    line_owners,
+    mirror,
+    move_values,
+    open_columns,
+    oracle_winner,
+    other,
+    place,
+    play,
+    play_one_game,
+    to_move,
+)
 
 # Raising for bad input and answering with the right type are easy for code that computes nothing
 # (raise for everything, return 0, hand the board back), so each of those checks pays only once
@@ -28,129 +44,6 @@ WINNER_CORRECT = ("test_winner_examples", "test_winner_every_line")
 EVALUATE_CORRECT = ("test_evaluate_example", "test_evaluate_prefers_a_win")
 BEST_MOVE_CORRECT = ("test_best_move_takes_the_win", "test_best_move_blocks",
                      "test_takes_wins_on_random_positions")
-
-
-# --------------------------------------------------------------------------
-# The oracle: boards, lines and a win/loss-only look-ahead.
-# --------------------------------------------------------------------------
-
-def other(piece):
-    """The opponent of "X" or "O"."""
-    return "O" if piece == "X" else "X"
-
-
-def count(board, piece):
-    """How many of piece are on the board."""
-    return sum(row.count(piece) for row in board)
-
-
-def to_move(board):
-    """The side to move in a plausible position: X on equal counts, O otherwise."""
-    return "X" if count(board, "X") == count(board, "O") else "O"
-
-
-def line_owners(board):
-    """The set of players with four in a row, found by stepping from every cell."""
-    owners = set()
-    for r in range(ROWS):
-        for c in range(COLS):
-            piece = board[r][c]
-            if piece == ".":
-                continue
-            for dr, dc in STEPS:
-                end_r, end_c = r + 3 * dr, c + 3 * dc
-                if not (0 <= end_r < ROWS and 0 <= end_c < COLS):
-                    continue
-                if all(board[r + k * dr][c + k * dc] == piece for k in (1, 2, 3)):
-                    owners.add(piece)
-    return owners
-
-
-def oracle_winner(board):
-    """The winner of a board on which at most one player has a line."""
-    owners = line_owners(board)
-    assert len(owners) <= 1  # the oracle's own sanity check: such boards are never asked about
-    return owners.pop() if owners else None
-
-
-def open_columns(board):
-    """The columns whose top cell is empty."""
-    return [c for c in range(COLS) if board[0][c] == "."]
-
-
-def put(board, row, col, piece):
-    """A copy of board with piece at (row, col)."""
-    line = board[row]
-    return board[:row] + (line[:col] + piece + line[col + 1:],) + board[row + 1:]
-
-
-def place(board, col, piece):
-    """(new board, landing row) after piece falls down column col, which must have room."""
-    row = max(r for r in range(ROWS) if board[r][col] == ".")
-    return put(board, row, col, piece), row
-
-
-def four_through(board, row, col):
-    """True if the piece at (row, col) is part of four in a row."""
-    piece = board[row][col]
-    for dr, dc in STEPS:
-        run = 1
-        for sign in (1, -1):
-            r, c = row + sign * dr, col + sign * dc
-            while 0 <= r < ROWS and 0 <= c < COLS and board[r][c] == piece:
-                run += 1
-                r, c = r + sign * dr, c + sign * dc
-        if run >= 4:
-            return True
-    return False
-
-
-def play(moves):
-    """The board after playing the columns in moves from the empty board, X first."""
-    board = EMPTY_BOARD
-    for col in moves:
-        board, _ = place(board, col, to_move(board))
-    return board
-
-
-def mirror(board):
-    """The board seen in a mirror: column c becomes column 6 - c."""
-    return tuple(row[::-1] for row in board)
-
-
-def forced(board, mover, plies):
-    """+1 if mover can force four in a row within plies plies, -1 if the opponent can, else 0.
-
-    board must not be over. A full board is a draw (0).
-    """
-    if plies == 0:
-        return 0
-    best = None
-    for col in open_columns(board):
-        child, row = place(board, col, mover)
-        if four_through(child, row, col):
-            return 1
-        value = -forced(child, other(mover), plies - 1) if plies > 1 else 0
-        if best is None or value > best:
-            best = value
-    return 0 if best is None else best
-
-
-def move_values(board, depth):
-    """{column: +1 / 0 / -1}: what a correct depth-limited search can prove about each move."""
-    mover = to_move(board)
-    values = {}
-    for col in open_columns(board):
-        child, row = place(board, col, mover)
-        values[col] = 1 if four_through(child, row, col) else -forced(child, other(mover), depth - 1)
-    return values
-
-
-def good_moves(board, depth):
-    """The columns a correct search may return at this depth: those with the best provable value."""
-    values = move_values(board, depth)
-    best = max(values.values())
-    return {col for col, value in values.items() if value == best}
 
 
 # --------------------------------------------------------------------------
@@ -206,16 +99,6 @@ def positions_where(rng, wanted, accept, low=6, high=34):
         if accept(board):
             found.append(board)
     return found
-
-
-def has_immediate_win(board):
-    """True if the side to move can make four in a row now."""
-    mover = to_move(board)
-    for col in open_columns(board):
-        child, row = place(board, col, mover)
-        if four_through(child, row, col):
-            return True
-    return False
 
 
 # A full board with 21 X and 21 O and nobody with four in a row: a draw.
@@ -821,49 +704,6 @@ def test_depth_one_follows_evaluate(student, rng):
         assert mine[col] == max(mine.values()) or theirs[col] == max(theirs.values())
 
 
-# --------------------------------------------------------------------------
-# Strength: matches against a baseline that wins if it can, else blocks, else plays at random.
-# --------------------------------------------------------------------------
-
-def baseline_move(board, piece, rng):
-    """Win if possible, else block the opponent's immediate win, else a random column."""
-    cols = open_columns(board)
-    for player in (piece, other(piece)):
-        hits = []
-        for col in cols:
-            child, row = place(board, col, player)
-            if four_through(child, row, col):
-                hits.append(col)
-        if hits:
-            return rng.choice(hits)
-    return rng.choice(cols)
-
-
-class Blunder(Exception):
-    """The student's move in a match was one its depth can prove worse than another move."""
-
-
-def play_one_game(student, rng, student_piece, depth):
-    """Play one game of the student against the baseline to its end; True if the student wins it.
-
-    Every move of the student's must be one a search of this depth can justify (good_moves), or the
-    game stops with Blunder: that holds for every correct search, whatever its evaluate.
-    """
-    board, piece = EMPTY_BOARD, "X"
-    while True:
-        if piece == student_piece:
-            col = ask_best_move(student, board, depth)
-            if col not in good_moves(board, depth):
-                raise Blunder
-        else:
-            col = baseline_move(board, piece, rng)
-        board, row = place(board, col, piece)
-        if four_through(board, row, col):
-            return piece == student_piece
-        if not open_columns(board):
-            return False  # a draw
-        piece = other(piece)
-
 
 # A correct search never makes a move its depth can prove worse, whatever its evaluate, so the match
 # asks only that: a count of wins would judge the heuristic, which the README leaves to the student
@@ -887,9 +727,10 @@ MATCH_DEPTH = 4
 )
 def test_beats_the_baseline(student, rng):
     """plays 20 games at depth 4 against a win-or-block baseline without a mistake its depth can see"""
+    choose = functools.partial(ask_best_move, student)
     for game in range(MATCH_GAMES):
         try:
-            play_one_game(student, rng, "X" if game % 2 == 0 else "O", MATCH_DEPTH)
+            play_one_game(choose, rng, "X" if game % 2 == 0 else "O", MATCH_DEPTH)
         except Blunder:
             pytest.fail(f"in game {game + 1} of the match, best_move at depth {MATCH_DEPTH} chose a column that "
                         f"a {MATCH_DEPTH}-ply search can prove worse than another")
