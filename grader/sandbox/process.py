@@ -5,7 +5,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import select
 import shutil
 import signal
 import subprocess
@@ -17,6 +16,7 @@ from pathlib import Path
 from grader import text
 from grader.sandbox import wire
 from grader.sandbox.cpu_accounting import CpuAccount, CpuTime, cpu_time, worker_pid
+from grader.sandbox.framing import Channel, Deadline
 from grader.failures import Failure, FailureKind, StudentFailure, broken_channel, ended
 from grader.sandbox.isolation import (
     MemoryCgroup,
@@ -86,8 +86,26 @@ def join_output(output: dict) -> str:
     return "".join(part for part in parts if part)
 
 
-class _Deadline(Exception):
-    """The worker did not answer in time."""
+def worker_limits(memory_mb: int, own_uid: bool) -> dict:
+    """The rlimits the worker sets on itself before it runs student code."""
+    limits = {"as": memory_mb * 2**20, "fsize": FILE_SIZE_LIMIT, "nofile": OPEN_FILES_LIMIT, "core": 0}
+    if own_uid:
+        # RLIMIT_NPROC counts every process of the uid; only a dedicated uid makes it per worker.
+        limits["nproc"] = PROCESS_LIMIT
+    return limits
+
+
+def worker_environment(work: Path, hash_seed: int) -> dict[str, str]:
+    """A clean environment: nothing of the grader's (tokens, paths) reaches student code."""
+    return {
+        "PATH": "/usr/local/bin:/usr/bin:/bin",
+        "HOME": str(work),
+        "TMPDIR": str(work),
+        "LANG": "C.UTF-8",
+        "PYTHONHASHSEED": str(hash_seed),
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "PYTHONIOENCODING": "utf-8",
+    }
 
 
 class SandboxWorker:
@@ -111,24 +129,31 @@ class SandboxWorker:
         self.process: subprocess.Popen | None = None
         self.cgroup: MemoryCgroup | None = None
         self.out_of_memory = False
-        self.pidfd: int | None = None
-        self.pending = bytearray()  # bytes read past the last message
+        self.channel: Channel | None = None
+        self.launch: Launch | None = None
         try:
             self._start(interpreter)
         except BaseException:
             self.close()
             raise
 
-    def _start(self, interpreter: str):
-        settings = self.settings
+    def _start(self, interpreter: str) -> None:
+        """Lay out the worker's home, bound its memory, and launch it; it then waits for go()."""
+        work = self._lay_out_home()
+        if self.lease:
+            self.cgroup = open_memory_cgroup(self.lease.uid, self.settings.memory_mb)
+        self._launch(interpreter, work)
+        self._join_cgroup()
+
+    def _lay_out_home(self) -> Path:
+        """The worker's script and its copy of the submission in its home; returns the folder it works in."""
         # The home folder is root's and only traversable; the worker writes only inside work/.
         os.chmod(self.home, 0o711)
         for source in WORKER_FILES:
             shutil.copyfile(source, self.home / source.name)
             os.chmod(self.home / source.name, 0o644)
-        script = self.home / "worker.py"
         work = self.home / "work"
-        shutil.copytree(settings.source_dir, work)
+        shutil.copytree(self.settings.source_dir, work)
         if self.lease:
             kill_uid(self.lease.uid)  # a survivor from an earlier grade must not share this uid
             remove_leftovers(self.lease.uid)
@@ -137,69 +162,68 @@ class SandboxWorker:
                 for name in files:
                     os.chown(os.path.join(folder, name), self.lease.uid, self.lease.gid)
         os.chmod(work, 0o700)
-        if self.lease:
-            self.cgroup = open_memory_cgroup(self.lease.uid, settings.memory_mb)
+        return work
+
+    def _launch(self, interpreter: str, work: Path) -> None:
+        """Start the worker's interpreter on its script, with its pipes, limits, namespaces and uid."""
+        settings = self.settings
         uid, gid = (self.lease.uid, self.lease.gid) if self.lease else (None, None)
         procs = self.cgroup.path / "cgroup.procs" if self.cgroup is not None else None
         confinement = None
         if linux_namespaces_possible() and os.environ.get(NAMESPACES_ENV, "on") != "off":
             confinement = Confinement.for_worker(self.home, work, interpreter)
-        request_r, self.request_w = os.pipe()
-        self.reply_r, reply_w = os.pipe()
-        limits = {"as": settings.memory_mb * 2**20, "fsize": FILE_SIZE_LIMIT, "nofile": OPEN_FILES_LIMIT, "core": 0}
-        if self.lease:
-            # RLIMIT_NPROC counts every process of the uid; only a dedicated uid makes it per worker.
-            limits["nproc"] = PROCESS_LIMIT
+        request_r, request_w = os.pipe()
+        reply_r, reply_w = os.pipe()
         worker_settings = {"module": settings.module, "functions": list(settings.functions),
-                           "limits": limits, "linux": linux_mechanisms(),
+                           "limits": worker_limits(settings.memory_mb, self.lease is not None),
+                           "linux": linux_mechanisms(),
                            # Which grade a worker belongs to, for the kit's tests that look for leftovers.
                            "parent_pid": os.getpid(), "grade_pid": settings.owner_pid,
                            # Checked by the worker: in a root of its own, the grade's files are out of sight.
                            "outside": str(settings.source_dir)}
-        # A clean environment: nothing of the grader's (tokens, paths) reaches student code.
-        env = {
-            "PATH": "/usr/local/bin:/usr/bin:/bin",
-            "HOME": str(work),
-            "TMPDIR": str(work),
-            "LANG": "C.UTF-8",
-            "PYTHONHASHSEED": str(settings.hash_seed),
-            "PYTHONDONTWRITEBYTECODE": "1",
-            "PYTHONIOENCODING": "utf-8",
-        }
         # On Linux the launch (namespaces.Launch) joins the cgroup and drops the uid itself, after
         # the namespaces, which need the grader's privileges; elsewhere subprocess drops the uid.
-        launch = Launch(confinement, uid, gid, procs) if linux_mechanisms() else None
-        drop = self.lease is not None and launch is None
-        with open(self.boot_log, "wb") as boot_log:
-            self.process = subprocess.Popen(
-                # -s: no user site; -P: nothing prepended to sys.path. Not -I/-E, which drop PYTHONHASHSEED.
-                [interpreter, "-s", "-P", str(script), str(request_r), str(reply_w), json.dumps(worker_settings)],
-                pass_fds=(request_r, reply_w),
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.DEVNULL,
-                stderr=boot_log,
-                cwd=work,
-                env=env,
-                start_new_session=True,
-                preexec_fn=launch,
-                user=uid if drop else None,
-                group=gid if drop else None,
-                extra_groups=[] if drop else None,
-            )
+        self.launch = Launch(confinement, uid, gid, procs) if linux_mechanisms() else None
+        drop = self.lease is not None and self.launch is None
+        try:
+            with open(self.boot_log, "wb") as boot_log:
+                self.process = subprocess.Popen(
+                    # -s: no user site; -P: nothing prepended to sys.path. Not -I/-E, which drop PYTHONHASHSEED.
+                    [interpreter, "-s", "-P", str(self.home / "worker.py"), str(request_r), str(reply_w),
+                     json.dumps(worker_settings)],
+                    pass_fds=(request_r, reply_w),
+                    stdin=subprocess.DEVNULL,
+                    stdout=subprocess.DEVNULL,
+                    stderr=boot_log,
+                    cwd=work,
+                    env=worker_environment(work, settings.hash_seed),
+                    start_new_session=True,
+                    preexec_fn=self.launch,
+                    user=uid if drop else None,
+                    group=gid if drop else None,
+                    extra_groups=[] if drop else None,
+                )
+        except BaseException:
+            for fd in (request_w, reply_r):
+                os.close(fd)
+            raise
+        finally:
+            os.close(request_r)
+            os.close(reply_w)
         self.live_workers.add(self.process.pid)
-        os.close(request_r)
-        os.close(reply_w)
-        if self.cgroup is not None and launch is None:
+        self.channel = Channel(request_w, reply_r)
+        # A forked child can hold the pipes open after the worker dies; the pidfd still says it died.
+        if linux_mechanisms():
+            self.channel.watch(self.process.pid)
+
+    def _join_cgroup(self) -> None:
+        """Put the worker in its memory cgroup, where the launch did not; without one, it runs without."""
+        if self.cgroup is not None and self.launch is None:
             try:
                 self.cgroup.add(self.process.pid)
             except OSError:
                 self.cgroup.remove()
                 self.cgroup = None
-        # A forked child can hold the pipes open after the worker dies; the pidfd still says it died.
-        if linux_mechanisms():
-            with contextlib.suppress(AttributeError, OSError):
-                self.pidfd = os.pidfd_open(self.process.pid)
-        os.set_blocking(self.request_w, False)
 
     def go(self, cpu_seconds: int) -> None:
         """Let the worker import the student's module, under its CPU backstop; it waits for this frame."""
@@ -207,66 +231,12 @@ class SandboxWorker:
         # a broken pipe here; the wait for its first message says why.
         if linux_mechanisms() and self.process is not None and (pid := worker_pid(self.process.pid)) is not None:
             self.measured = (pid, cpu_time(pid))  # before any student code runs
-        with contextlib.suppress(BrokenPipeError):
-            os.write(self.request_w, wire.dumps({"kind": "go", "limits": {"cpu": cpu_seconds}}))
+        self.channel.send_small(wire.dumps({"kind": "go", "limits": {"cpu": cpu_seconds}}))
 
     @property
     def uid(self) -> int:
         """The uid the worker runs as."""
         return self.lease.uid if self.lease else os.getuid()
-
-    def _exchange_deadline(self, deadline: float, payload: bytes | None) -> dict:
-        if payload:
-            self._send(payload, deadline)
-        return wire.loads(self._receive(deadline))
-
-    def _send(self, payload: bytes, deadline: float) -> None:
-        # A small request fits the empty pipe at once, so the first write goes without a select.
-        view = memoryview(payload)
-        with contextlib.suppress(BlockingIOError):
-            view = view[os.write(self.request_w, view):]
-        while view:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                raise _Deadline
-            readable, writable, _ = select.select(self._death(), [self.request_w], [], remaining)
-            if readable:
-                raise EOFError
-            if writable:
-                with contextlib.suppress(BlockingIOError):
-                    view = view[os.write(self.request_w, view):]
-
-    def _death(self) -> list[int]:
-        """What select() watches for the worker's death: its pidfd, where Linux offers one."""
-        return [self.pidfd] if self.pidfd is not None else []
-
-    def _receive(self, deadline: float) -> bytes:
-        """The body of the worker's next message; bytes past it (a second frame) wait for the next call.
-
-        The header and a small body usually arrive in one read, which saves a select and a read.
-        """
-        buffer, size = self.pending, None
-        while True:
-            if size is None and len(buffer) >= wire.HEADER.size:
-                size = wire.HEADER.unpack_from(buffer)[0]
-                if size > wire.MAX_MESSAGE_BYTES:
-                    raise wire.WireError(f"the worker announced a {size:,}-byte message")
-            end = None if size is None else wire.HEADER.size + size
-            if end is not None and len(buffer) >= end:
-                self.pending = buffer[end:]
-                return bytes(buffer[wire.HEADER.size:end])
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                raise _Deadline
-            readable = select.select([self.reply_r, *self._death()], [], [], remaining)[0]
-            if not readable:
-                continue
-            if self.reply_r not in readable:  # dead, and nothing left in the pipe
-                raise EOFError
-            chunk = os.read(self.reply_r, 1 << 16 if end is None else min(end - len(buffer), 1 << 20))
-            if not chunk:
-                raise EOFError
-            buffer += chunk
 
     def exchange(self, payload: bytes | None, timeout: float, what: str) -> dict:
         """Send a request (or none, to await the ready message) and return the decoded reply.
@@ -276,11 +246,11 @@ class SandboxWorker:
         then unknown.
         """
         try:
-            message = self._exchange_deadline(time.monotonic() + timeout, payload)
+            message = self.channel.exchange(payload, time.monotonic() + timeout)
             if type(message) is not dict or type(message.get("kind")) is not str:
                 raise wire.WireError("the reply is not a message")
             return message
-        except _Deadline:
+        except Deadline:
             self.close()
             raise StudentFailure(Failure(FailureKind.TIMEOUT, call=what, limit_s=timeout)) from None
         except (EOFError, BrokenPipeError):
@@ -315,10 +285,9 @@ class SandboxWorker:
             returncode = self.process.wait()
             self.live_workers.discard(self.process.pid)
             self.process = None
-            for fd in (self.request_w, self.reply_r, *self._death()):
-                with contextlib.suppress(OSError):
-                    os.close(fd)
-            self.pidfd = None
+        if self.channel is not None:
+            self.channel.close()
+            self.channel = None
         if self.lease is not None:
             kill_uid(self.lease.uid)
         else:
