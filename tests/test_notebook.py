@@ -20,6 +20,9 @@ from grader.notebook import (
 )
 from grader.source_map import CellSpan, SourceMap
 
+# Run again as an ordinary user by .ci/run (python -m pytest -m ordinary_user): what a uid without root meets.
+pytestmark = pytest.mark.ordinary_user
+
 
 def _notebook(*cells) -> bytes:
     """A notebook of ("md" | "code", source) cells."""

@@ -6,7 +6,7 @@ ships to students (it draws the trees the hidden checks ask about and computes t
 A tree is a number (a leaf) or a non-empty list of trees. Every generator takes the check's rng
 and the exercise's own figures as arguments. What a seed draws is part of each exercise's grade:
 the generators must keep making the same rng calls in the same order, and
-tests/test_tree_draws.py holds them to tests/golden/tree_draws.json.
+tests/authoring/test_tree_draws.py holds them to tests/golden/tree_draws.json.
 """
 
 import math

@@ -60,7 +60,7 @@ def _count_notes(counts, facts: Facts, yours: list) -> list:
 
 # ---------------------------------------------------------------------------------------------
 # What alpha-beta does on the trees the public checks draw: looked up, not searched for, since the
-# search is the students' work. tests/test_trace.py recomputes every entry with an oracle of its
+# search is the students' work. tests/grading/test_tracing.py recomputes every entry with an oracle of its
 # own and checks that the table holds exactly the trees the public checks draw.
 
 # (repr of the tree, whether its root maximises) -> what alpha-beta does on it.

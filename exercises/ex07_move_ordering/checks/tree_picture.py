@@ -62,7 +62,7 @@ def _pruned_leaves(fraction, total: int) -> int | None:
 
 # ---------------------------------------------------------------------------------------------
 # What alpha-beta and minimax do on the trees the public checks draw: looked up, not searched for,
-# since the searches are the students' work. tests/test_trace.py recomputes every entry with an
+# since the searches are the students' work. tests/grading/test_tracing.py recomputes every entry with an
 # oracle of its own and checks that the table holds exactly the trees the public checks draw.
 
 # (repr of the tree, whether its root maximises) -> what alpha-beta does on it.

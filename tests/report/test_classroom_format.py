@@ -33,7 +33,9 @@ SUBMISSIONS = {
     "erroring": GOLDEN / "syntax_error" / "toy.py",
 }
 
-pytestmark = pytest.mark.skipif(NODE is None, reason="Node is not installed (.ci/run installs it)")
+# Run again as an ordinary user by .ci/run (python -m pytest -m ordinary_user): what a uid without root meets.
+pytestmark = [pytest.mark.ordinary_user,
+              pytest.mark.skipif(NODE is None, reason="Node is not installed (.ci/run installs it)")]
 
 
 @pytest.fixture(scope="module")

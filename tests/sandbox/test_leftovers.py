@@ -14,7 +14,8 @@ import pytest
 
 from tests import leftovers, processes
 
-pytestmark = pytest.mark.skipif(not leftovers.supported(), reason="needs Linux's /proc")
+# Run again as an ordinary user by .ci/run (python -m pytest -m ordinary_user): what a uid without root meets.
+pytestmark = [pytest.mark.ordinary_user, pytest.mark.skipif(not leftovers.supported(), reason="needs Linux's /proc")]
 
 # A child that leaves a grandchild in a session of its own, running /bin/sleep, and ends: nothing
 # in the sleeper's command line, group or session names the test, and its parent is gone. Its pid

@@ -28,6 +28,9 @@ import pytest
 from grader.sandbox.isolation import choose_interpreter, uid_range
 from tests.conftest import TOY_KIT, namespaces_work
 
+# Run again as an ordinary user by .ci/run (python -m pytest -m ordinary_user): what a uid without root meets.
+pytestmark = pytest.mark.ordinary_user
+
 AS_ROOT = os.geteuid() == 0
 # Libraries the grading process imports (pytest and its plugins, rich), found where this
 # interpreter finds them; the copy is world-readable, unlike a venv under an owner-only folder.
@@ -41,7 +44,7 @@ LIBRARIES = ("pytest", "_pytest", "py", "pluggy", "iniconfig", "packaging", "pyt
              "attrs", "traitlets", "idna", "typing_extensions")
 # Shared libraries that some wheels keep beside their package, not inside it.
 BUNDLED = {"numpy": "numpy.libs", "PIL": "pillow.libs"}
-HOSTILE = Path(__file__).parent / "hostile"
+HOSTILE = Path(__file__).resolve().parent.parent / "hostile"
 TOY_SOLUTIONS = TOY_KIT / "solutions" / "ex01_toy"
 
 

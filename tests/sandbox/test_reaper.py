@@ -17,6 +17,9 @@ import pytest
 
 from grader.sandbox import reaper
 
+# Run again as an ordinary user by .ci/run (python -m pytest -m ordinary_user): what a uid without root meets.
+pytestmark = pytest.mark.ordinary_user
+
 LINUX = sys.platform.startswith("linux")
 
 

@@ -12,6 +12,9 @@ from grader.catalog import Kit, KitError
 from grader.classroom.shards import Shard, inputs_path, parse_shard, shard_of
 from tests.conftest import REPO, TOY_KIT, run_grade
 
+# Run again as an ordinary user by .ci/run (python -m pytest -m ordinary_user): what a uid without root meets.
+pytestmark = pytest.mark.ordinary_user
+
 GOLDEN = REPO / "tests" / "golden"
 # What a report says about the run rather than the work: when, how long, and which worker uid the
 # grade drew from the pool. No two gradings share these.

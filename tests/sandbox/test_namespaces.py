@@ -13,6 +13,9 @@ from grader.sandbox.namespaces import SCRATCH_MB, _folders_to_bind, linux_namesp
 from grader.sandbox.service import Sandbox, SandboxSettings
 from tests.conftest import namespaces_work
 
+# Run again as an ordinary user by .ci/run (python -m pytest -m ordinary_user): what a uid without root meets.
+pytestmark = pytest.mark.ordinary_user
+
 needs_namespaces = pytest.mark.skipif(not (linux_namespaces_possible() and namespaces_work()),
                                       reason="the kernel or the container refuses this user the namespaces")
 

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parent.parent.parent
 GOLDEN = json.loads((REPO / "tests" / "golden" / "tree_draws.json").read_text(encoding="utf-8"))
 FOLDERS = {"ex03": "ex03_tree_minimax", "ex04": "ex04_alpha_beta", "ex07": "ex07_move_ordering"}
 SHARED_CHECKS = REPO / "exercises" / "shared_checks"

@@ -74,7 +74,7 @@ def test_the_handout_has_no_hidden_checks_and_no_solutions(repo_kit, tmp_path):
             leaked = _distinctive_lines(path) & secrets
             assert not leaked, f"{path.relative_to(handout)} holds hidden text: {sorted(leaked)[:3]}"
     workflow = (handout / ".github" / "workflows" / "grade.yml").read_text()
-    # Every exercise is graded and handed to GitHub Classroom's reporter (run in tests/test_classroom.py).
+    # Every exercise is graded and handed to GitHub Classroom's reporter (run in tests/report/test_classroom_format.py).
     ids = " ".join(exercise.id for exercise in repo_kit.exercises())
     assert f"for exercise in {ids}; do" in workflow
     assert "runners: " + ids.replace(" ", ",") in workflow

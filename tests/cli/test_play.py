@@ -18,6 +18,9 @@ from grader.catalog import Kit, KitError
 from grader.cli.play import find_games, load_game
 from tests.conftest import GRADE, REPO
 
+# Run again as an ordinary user by .ci/run (python -m pytest -m ordinary_user): what a uid without root meets.
+pytestmark = pytest.mark.ordinary_user
+
 GAMES = {"simple-nim": "ex01_simple_nim", "nim": "ex05_nim_variants", "tictactoe": "ex06_tic_tac_toe",
          "connect4": "ex08_connect_four"}
 

@@ -14,6 +14,9 @@ from grader.catalog import KitError
 from grader.outcomes import Regraded
 from tests.conftest import REPO, run_grade
 
+# Run again as an ordinary user by .ci/run (python -m pytest -m ordinary_user): what a uid without root meets.
+pytestmark = pytest.mark.ordinary_user
+
 GOLDEN = REPO / "tests" / "golden"
 
 

@@ -12,9 +12,10 @@ import pytest
 from grader.sandbox.cpu_accounting import CONTENDED_SHARE, CONTENDED_WAIT_S, CpuTime, cpu_time, worker_pid
 from grader.sandbox.process import NAMESPACES_ENV
 from tests.conftest import namespaces_work
-from tests.test_sandbox import make_sandbox
+from tests.sandbox.test_sandbox import make_sandbox
 
-pytestmark = pytest.mark.skipif(not os.path.exists("/proc/self/task"), reason="needs Linux's /proc")
+# Run again as an ordinary user by .ci/run (python -m pytest -m ordinary_user): what a uid without root meets.
+pytestmark = [pytest.mark.ordinary_user, pytest.mark.skipif(not os.path.exists("/proc/self/task"), reason="needs Linux's /proc")]
 
 S = 10**9
 SPIN = "import time\nend = time.monotonic() + {s}\nwhile time.monotonic() < end: pass"
