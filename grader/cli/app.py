@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 EXIT_PASS, EXIT_LOST_POINTS, EXIT_USAGE = 0, 1, 2
 
 
-class Terminal:
+class LazyConsole:
     """The rich Console, made on first use: a grade starts its checks before rich is even loaded."""
 
     def __init__(self):
@@ -50,7 +50,7 @@ def _load_display_meanwhile() -> None:
     import importlib
     import threading
 
-    threading.Thread(target=importlib.import_module, args=("grader.cli.display",), daemon=True).start()
+    threading.Thread(target=importlib.import_module, args=("grader.cli.student_view",), daemon=True).start()
 
 
 def run_command(args: argparse.Namespace, console: Console) -> int:
@@ -146,7 +146,7 @@ def _format_options(args) -> dict:
     return {"hidden_visibility": args.hidden_visibility} if args.hidden_visibility else {}
 
 
-def _deliver(args, terminal: Terminal, document: dict, where: list[str], exercises: list[Exercise]) -> None:
+def _deliver(args, terminal: LazyConsole, document: dict, where: list[str], exercises: list[Exercise]) -> None:
     """Write the report where --output says, and show the result unless the report goes to stdout."""
     if args.output == "-":
         sys.stdout.write(render(document, args.format, **_format_options(args)))
@@ -156,7 +156,7 @@ def _deliver(args, terminal: Terminal, document: dict, where: list[str], exercis
 
         write_text(Path(args.output), render(document, args.format, **_format_options(args)))
         where = [*where, args.output]
-    from grader.cli import display
+    from grader.cli import student_view as display
 
     if args.all:
         display.print_overview(terminal(), document, where)
@@ -165,7 +165,7 @@ def _deliver(args, terminal: Terminal, document: dict, where: list[str], exercis
     display.print_report(terminal(), document, where, exercises[0].withheld_checks())
 
 
-def run_watch(args, kit: Kit, exercise: Exercise, terminal: Terminal) -> int:
+def run_watch(args, kit: Kit, exercise: Exercise, terminal: LazyConsole) -> int:
     """Grade the student's file now and on every save until Ctrl-C, which exits 0."""
     from rich.text import Text
 
@@ -183,7 +183,7 @@ def run_watch(args, kit: Kit, exercise: Exercise, terminal: Terminal) -> int:
     return EXIT_PASS
 
 
-def run(argv: list[str], terminal: Terminal) -> int:
+def run(argv: list[str], terminal: LazyConsole) -> int:
     """Everything `grade` does, returning the exit code; KitError escapes as a usage error."""
     # A first word that names a command is that command; anything else is grade's own command line.
     if argv[:1] == ["batch"] and len(argv) > 1 and argv[1] in BATCH_ACTIONS:
@@ -207,7 +207,7 @@ def run(argv: list[str], terminal: Terminal) -> int:
             raise KitError(f"--submission {args.submission}: with --all, give a folder or a .zip holding every module")
         exercises = kit.exercises()
     elif args.exercise is None:
-        from grader.cli import display
+        from grader.cli import student_view as display
 
         display.print_progress(terminal(), kit, [display.read_progress(kit, exercise) for exercise in kit.exercises()])
         return EXIT_PASS
@@ -245,7 +245,7 @@ def main(argv: list[str] | None = None) -> int:
               file=sys.stderr)
         return EXIT_USAGE
     try:
-        return run(sys.argv[1:] if argv is None else argv, Terminal())
+        return run(sys.argv[1:] if argv is None else argv, LazyConsole())
     except GradeError as exc:  # a fault in the kit, a usage error, or a sandbox that cannot be set up
         print(f"grade: {exc}", file=sys.stderr)
         return EXIT_USAGE

@@ -21,7 +21,7 @@ EXIT_LOST_POINTS = 1
 
 def run_check(args: argparse.Namespace, console: Console) -> int:
     """One line per exercise: what held, or every problem found; exit 1 if any exercise is unsound."""
-    from grader.cli import display
+    from grader.cli import instructor_view as display
     from grader.authoring import DEFAULT_SEEDS, check_exercise, check_fairness, fair_seeds
 
     kit = Kit.find(Path.cwd(), args.kit)
@@ -114,7 +114,7 @@ def run_export(args: argparse.Namespace, console: Console) -> int:
 def run_batch(args: argparse.Namespace, console: Console) -> int:
     """`grade batch DIR --exercise exNN|--all --jobs N --out OUT`: grade a class into reports and grades.csv."""
     from grader import classroom
-    from grader.cli import display
+    from grader.cli import instructor_view as display
 
     kit = Kit.find(Path.cwd(), args.kit)
     exercises = kit.exercises() if args.all else [kit.resolve(args.exercise)]

@@ -21,7 +21,7 @@ EXIT_PASS = 0
 
 def run_hint(args: argparse.Namespace, console: Console) -> int:
     """Show the hints seen so far plus the next one, and remember how far the student got."""
-    from grader.cli import display
+    from grader.cli import student_view as display
 
     kit = Kit.find(Path.cwd(), args.kit)
     exercise = kit.resolve(args.exercise)

@@ -8,7 +8,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.text import Text
 
-from grader.cli.display import print_wrapped
+from grader.cli.student_view import print_wrapped
 
 # How often, in milliseconds, the watcher wakes when nothing changed; see watch_and_grade for why.
 IDLE_WAKE_MS = 200

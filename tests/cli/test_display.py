@@ -8,7 +8,8 @@ import json
 import pytest
 from rich.console import Console
 
-from grader.cli import display
+from grader.cli import instructor_view
+from grader.cli import student_view as display
 from grader.outcomes import Regraded
 
 SANDBOX = {"memory_mb": 512}
@@ -159,5 +160,5 @@ def test_a_grade_that_waited_for_a_cpu_says_so_and_one_that_did_not_is_silent():
     report["environment"]["sandbox"]["cpu"] = {"contended": True, "waited_s": 3}
     shown = render(display.print_report, report, [])
     assert "This grade waited 3 s for a CPU" in " ".join(shown.split())
-    assert "2 graded (1 new, 1 again alone after CPU contention)" in display.regraded_words(
+    assert "2 graded (1 new, 1 again alone after CPU contention)" in instructor_view.regraded_words(
         {Regraded.NEW: 1, Regraded.CONTENTION: 1})

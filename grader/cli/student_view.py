@@ -1,4 +1,4 @@
-"""What `grade` shows a person: the result table, failures in words, the progress list and summaries.
+"""What `grade` shows a student: the result table, failures in words, the progress list and the hints.
 
 Everything here only reads reports and prints them; the reports themselves stay as the runner
 wrote them, so CI sees the same facts in plainer form. rich turns colour off when the output is
@@ -8,16 +8,14 @@ not a terminal or NO_COLOR is set, and wraps (never cuts) text to the terminal's
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
 
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
 from grader.catalog import Exercise, Kit
-from grader.outcomes import Outcome, Regraded, Status
+from grader.outcomes import Outcome, Status
 
 OUTCOME_MARKS = {Outcome.PASSED: ("✓", "green"), Outcome.FAILED: ("✗", "red"), Outcome.ERROR: ("!", "red"),
                  Outcome.TIMEOUT: ("⏱", "yellow"), Outcome.CRASHED: ("☠", "red")}
@@ -348,50 +346,3 @@ def print_hints(console: Console, exercise: Exercise, shown: int) -> None:
         console.print(Text("That is the last hint.", style="dim"))
     else:
         console.print(Text(f"Run grade hint {exercise.id} again for the next one.", style="dim"))
-
-
-def print_soundness(console: Console, name: str, facts: list[str], problems: list[str]) -> None:
-    """`grade check`'s line for one exercise: what held, or every problem found."""
-    if not problems:
-        console.print(Text.assemble((f"✓ {name}", "green"), f": {', '.join(facts)}"))
-        return
-    console.print(Text.assemble((f"✗ {name}", "red"), f": {len(problems)} problem(s)"))
-    for problem in problems:
-        print_wrapped(console, Text(problem), 4)
-
-
-def batch_progress(console: Console):
-    """The progress bar of `grade batch`; it disappears when done."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
-
-    return Progress("[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-               console=console, transient=True)
-
-
-# Why a batch graded a report again, in words.
-REGRADED_WORDS = {
-    Regraded.NEW: "new", Regraded.FORCED: "--force", Regraded.SUBMISSION: "submission changed",
-    Regraded.CHECKS: "checks changed", Regraded.KIT: "kit version changed", Regraded.SEED: "seed changed",
-    Regraded.GRADER_ERROR: "an error on the grader's side last time",
-    Regraded.CONTENTION: "again alone after CPU contention",
-}
-
-
-def regraded_words(reasons: Mapping[Regraded, int]) -> str:
-    """"3 reused (nothing changed), 2 graded (1 new, 1 checks changed)" from counts per reason."""
-    reused = reasons.get(Regraded.REUSED, 0)
-    graded = {reason: count for reason, count in reasons.items() if reason is not Regraded.REUSED and count}
-    why = ", ".join(f"{graded[reason]} {words}" for reason, words in REGRADED_WORDS.items() if reason in graded)
-    return f"{reused} reused (nothing changed), {sum(graded.values())} graded" + (f" ({why})" if why else "")
-
-
-def print_batch_summary(console: Console, stats: dict, exercise_count: int, reasons: Mapping[Regraded, int],
-                        gradebook: Path) -> None:
-    """How many were graded and why, where the gradebook is, and how the totals spread."""
-    console.print(Text(f"Graded {stats['students']} students on {exercise_count} exercise(s): "
-                       f"{regraded_words(reasons)}. Gradebook: {gradebook}"))
-    if stats["students"]:
-        console.print(Text(f"  totals out of {stats['possible']:g}: mean {stats['mean']:.1f}, median "
-                           f"{stats['median']:g}, lowest {stats['lowest']:g}, highest {stats['highest']:g}; "
-                           f"{stats['full_marks']} with full marks, {stats['errors']} with a submission "
-                           "that did not run"))
