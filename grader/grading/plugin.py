@@ -29,7 +29,15 @@ from grader.failures import (
     import_failed,
 )
 from grader.catalog import Kit
-from grader.grading.check_list import BadMarker, CheckItem, Marker, call_timeout, describe, resolve_requirements
+from grader.grading.check_list import (
+    BadMarker,
+    CheckItem,
+    Marker,
+    call_timeout,
+    describe,
+    is_public,
+    resolve_requirements,
+)
 from grader.grading.proxy import Feedback, StudentProxy
 from grader.grading.wording import check_message, explanation
 from grader.outcomes import Outcome
@@ -67,22 +75,22 @@ def pytest_configure(config):
         config.pluginmanager.register(CheckTimer(), "minimax-kit-check-timer")
 
 
-def check_item(item: pytest.Item) -> CheckItem:
-    """What the check list needs of a pytest item."""
+def check_item(item: pytest.Item, public_file: str) -> CheckItem:
+    """What the check list needs of a pytest item; the source only of a public check, the one that shows it."""
     markers = {}
     for marker in reversed(list(item.iter_markers())):  # the closest of each name wins, as get_closest_marker
         markers[marker.name] = Marker(tuple(marker.args), dict(marker.kwargs))
     callspec = getattr(item, "callspec", None)
     return CheckItem(nodeid=item.nodeid, function=item.originalname, doc=getattr(item.function, "__doc__", None),
                      case=callspec.id if callspec is not None else None, markers=markers,
-                     source=inspect.getsource(item.function))
+                     source=inspect.getsource(item.function) if is_public(item.nodeid, public_file) else None)
 
 
 @pytest.fixture
 def student(request) -> StudentProxy:
     """A proxy to the submitted module, which runs in the sandbox worker."""
     grading = request.config.stash[GRADING]
-    timeout = call_timeout(check_item(request.node)) or grading.settings.call_timeout
+    timeout = grading.call_timeouts.get(request.node.nodeid) or grading.settings.call_timeout
     return StudentProxy(grading.sandbox(), float(timeout), grading.outputs.setdefault(request.node.nodeid, []))
 
 
@@ -108,6 +116,8 @@ class GradingSession:
         self.files = files
         self.kit = Kit(kit_root)
         self.checks: dict[str, Check] = {}
+        # Each check's own deadline per call, where it sets one (@pytest.mark.call_timeout).
+        self.call_timeouts: dict[str, float] = {}
         self.outputs: dict[str, list[str]] = {}
         self.notes: dict[str, list[str]] = {}
         self.feedback: dict[str, CheckFeedback] = {}
@@ -131,9 +141,10 @@ class GradingSession:
     @pytest.hookimpl(trylast=True)
     def pytest_collection_modifyitems(self, session, config, items):
         """Record every check with its name, visibility, points, budget and what it waits on."""
-        described = [check_item(item) for item in items]
+        described = [check_item(item, self.settings.public_file) for item in items]
         try:
             checks = describe(described, self.settings.public_file, self.settings.check_timeout, cap)
+            self.call_timeouts = {item.nodeid: timeout for item in described if (timeout := call_timeout(item))}
         except BadMarker as exc:
             raise pytest.UsageError(str(exc)) from None
         checks, errors = resolve_requirements(described, checks)

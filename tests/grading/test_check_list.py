@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from grader.grading.check_list import BadMarker, CheckItem, Marker, check_name, describe, resolve_requirements
+from grader.grading.check_list import (
+    BadMarker,
+    CheckItem,
+    Marker,
+    call_timeout,
+    check_name,
+    describe,
+    resolve_requirements,
+)
 from grader.grading.wording import check_message, explanation
 
 
@@ -79,3 +87,10 @@ def test_a_public_message_puts_the_hint_by_the_failure_and_the_notes_last():
 def test_pytests_advice_to_rerun_with_v_is_left_out():
     text = "AssertionError: assert [1] == [2]\n  Use -v to get more diff\n  At index 0 diff: 1 != 2"
     assert explanation(text) == "AssertionError: assert [1] == [2]\n  At index 0 diff: 1 != 2"
+
+
+def test_a_checks_own_call_timeout_is_read_and_a_bad_one_is_a_fault_of_the_kit():
+    assert call_timeout(item("checks/test_hidden.py::test_x", call_timeout=(2.5,))) == 2.5
+    assert call_timeout(item("checks/test_hidden.py::test_x")) is None
+    with pytest.raises(BadMarker, match="@pytest.mark.call_timeout needs one valid argument"):
+        call_timeout(item("checks/test_hidden.py::test_x", call_timeout=(-1,)))
