@@ -2,9 +2,9 @@
 
 __version__ = "0.1.0"
 
-from grader.catalog import Exercise, Kit, KitError  # noqa: E402
+from grader.catalog import Exercise, GradeError, Kit, KitError  # noqa: E402
 
-__all__ = ["Exercise", "Kit", "KitError", "Submission", "__version__", "grade"]
+__all__ = ["Exercise", "GradeError", "Kit", "KitError", "Submission", "__version__", "grade"]
 
 
 def __getattr__(name: str):
@@ -12,8 +12,12 @@ def __getattr__(name: str):
 
     `grade` alone (the progress list) must start fast, and the runner brings in the sandbox.
     """
-    if name in ("Submission", "grade"):
-        from grader.grading import runner
+    if name == "grade":
+        from grader import grading
 
-        return getattr(runner, name)
+        return grading.grade
+    if name == "Submission":
+        from grader.submission import Submission
+
+        return Submission
     raise AttributeError(f"module 'grader' has no attribute {name!r}")

@@ -11,6 +11,7 @@ from rich.console import Console
 from grader.cli import instructor_view
 from grader.cli import student_view as display
 from grader.outcomes import Regraded
+from tests.conftest import golden_report
 
 SANDBOX = {"memory_mb": 512}
 
@@ -122,15 +123,6 @@ def test_a_notebook_without_magics_and_a_py_file_get_no_note():
     assert display.notebook_note({"path": "toy.py", "sha256": None}) is None
     assert display.notebook_note({"path": "w.ipynb", "sha256": None,
                                   "notebook": {"file": "w.ipynb", "code_cells": 1, "magic_cells": []}}) is None
-
-
-def golden_report(case: str) -> dict:
-    """A golden report of the toy exercise, with the times and environment its stable view leaves out."""
-    from tests.conftest import REPO
-
-    report = json.loads((REPO / "tests" / "golden" / case / "expected.json").read_text(encoding="utf-8"))
-    tests = [{**test, "duration_s": 0.01} for test in report["tests"]]
-    return {**report, "tests": tests, "environment": {"python": "3.11", "sandbox": {"timeout_s": 2.0}}}
 
 
 def test_what_the_module_printed_at_import_shows_under_the_table():

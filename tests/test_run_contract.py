@@ -1,0 +1,71 @@
+"""The run's contract: each file the runner and the plugin exchange, written and read back as its dataclass."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from grader.outcomes import Outcome
+from grader.run_contract import (
+    Check,
+    CheckFeedback,
+    Collected,
+    CpuWait,
+    RunFiles,
+    RunSettings,
+    SandboxFacts,
+    StopAt,
+)
+from grader.source_map import CellSpan, SourceMap
+
+
+def test_the_settings_read_back_as_written_with_a_notebooks_source_map(tmp_path):
+    source_map = SourceMap("w.ipynb", (CellSpan(cell=3, first_line=1, lines=4),))
+    settings = RunSettings(module="toy.py", functions=("add", "pair"), call_timeout=1.0, check_timeout=5.0,
+                           memory_mb=256, public_file="test_public.py", seed=7, source_dir=str(tmp_path),
+                           submission_error=None, source_map=source_map, stop_at=StopAt.FIRST_CATCH)
+    files = RunFiles(tmp_path)
+    settings.write(files.settings)
+    assert RunSettings.read(files.settings) == settings
+
+
+def test_the_checks_and_the_sandbox_facts_read_back_as_written(tmp_path):
+    files = RunFiles(tmp_path)
+    check = Check(nodeid="checks/test_hidden.py::test_g", id="checks/test_hidden.py::test_g", name="g",
+                  visibility="hidden", points=2.0, hint="look", budget_s=5.0, code=None, family="g",
+                  requires=("checks/test_hidden.py::test_f",))
+    collected = Collected((check,), ("checks/test_bad.py: SyntaxError",))
+    collected.write(files.collected)
+    assert Collected.read(files.collected) == collected
+    facts = SandboxFacts(import_output="hello\n", missing_functions=("pair",), environment={"uid": 61000},
+                         uids_used=(61000, 61001), cpu=CpuWait(contended=True, waited_s=3))
+    facts.write(files.sandbox)
+    assert SandboxFacts.read(files.sandbox) == facts
+
+
+def test_a_file_the_plugin_never_wrote_reads_as_nothing(tmp_path):
+    files = RunFiles(tmp_path)
+    assert Collected.read(files.collected) is None
+    assert SandboxFacts.read(files.sandbox) == SandboxFacts()
+    files.collected.write_text("{half", encoding="utf-8")  # a process killed while it wrote
+    assert Collected.read(files.collected) is None
+
+
+def test_feedback_round_trips_through_a_checks_metadata():
+    feedback = CheckFeedback(Outcome.FAILED, "assert 1 == 2", {"kind": "assertion"}, "printed")
+    assert CheckFeedback.from_metadata(feedback.as_metadata()) == feedback
+
+
+@pytest.mark.parametrize("metadata", [None, [], {}, {"outcome": "passed"},
+                                      {"outcome": "fine", "message": None, "failure": None, "output": None},
+                                      {"outcome": "passed", "message": None, "failure": None, "output": None,
+                                       "extra": 1}])
+def test_metadata_that_is_not_the_plugins_feedback_is_none(metadata):
+    assert CheckFeedback.from_metadata(metadata) is None
+
+
+def test_the_run_folder_names_each_file_once(tmp_path):
+    files = RunFiles(Path(tmp_path))
+    paths = [files.settings, files.collected, files.sandbox, files.raw, files.log, files.pytest_root, files.submission]
+    assert len(set(paths)) == len(paths) and all(path.parent == tmp_path for path in paths)
