@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 import re
 from pathlib import Path
 from urllib.parse import quote
@@ -17,7 +16,9 @@ from urllib.parse import quote
 import jinja2
 
 from grader.catalog import KitError
+from grader.classroom.folder import ClassFolder
 from grader.failures import FailureKind
+from grader.report import ReportError, ReportProblem, read_report
 from grader.classroom.item_analysis import (
     Attempt,
     ClassAnalysis,
@@ -29,7 +30,6 @@ from grader.classroom.item_analysis import (
 )
 
 PAGE, CHECKS = "report.html", "checks.csv"
-REPORT_NAME = re.compile(r"ex[0-9]{2}\.json")
 # Beyond this many points a bar per score would be too thin to read, so the scores share bins.
 BAR_PER_SCORE_UP_TO = 40
 SLOWEST = 5
@@ -62,9 +62,11 @@ KIND_WORDS = {
 def _read_attempt(student: str, path: Path) -> Attempt:
     """One report file; an unreadable or malformed one is a one-line KitError naming it."""
     try:
-        report = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
-        raise KitError(f"{path}: not a readable report ({exc})") from None
+        report = read_report(path)
+    except ReportError as exc:
+        if exc.problem is ReportProblem.MALFORMED:
+            raise KitError(f"{path}: {exc.detail}") from None
+        raise KitError(f"{path}: not a readable report ({exc.detail})") from None
     try:
         attempt = attempt_from_report(student, report)
     except ValueError as exc:
@@ -78,9 +80,7 @@ def read_reports(out: Path) -> list[Attempt]:
     """Every report that `grade batch` wrote into OUT, as OUT/STUDENT/exNN.json; none at all is a KitError."""
     if not out.is_dir():
         raise KitError(f"batch report {out}: no such folder")
-    attempts = [_read_attempt(folder.name, path)
-                for folder in sorted(out.iterdir()) if folder.is_dir() and not folder.name.startswith(".")
-                for path in sorted(folder.iterdir()) if REPORT_NAME.fullmatch(path.name)]
+    attempts = [_read_attempt(student, path) for student, path in ClassFolder(out).reports()]
     if not attempts:
         raise KitError(f"batch report {out}: no reports in it (grade batch writes {out}/STUDENT/exNN.json)")
     return attempts

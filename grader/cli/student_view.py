@@ -7,7 +7,6 @@ not a terminal or NO_COLOR is set, and wraps (never cuts) text to the terminal's
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 
 from rich.console import Console
@@ -16,6 +15,7 @@ from rich.text import Text
 
 from grader.catalog import Exercise, Kit
 from grader.outcomes import Outcome, Status
+from grader.report import ReportError, ReportProblem, read_report
 
 OUTCOME_MARKS = {Outcome.PASSED: ("✓", "green"), Outcome.FAILED: ("✗", "red"), Outcome.ERROR: ("!", "red"),
                  Outcome.TIMEOUT: ("⏱", "yellow"), Outcome.CRASHED: ("☠", "red")}
@@ -265,8 +265,11 @@ class ExerciseProgress:
         return min(max(self.score / self.max_score, 0.0), 1.0)
 
 
-def _number(value) -> bool:
-    return type(value) in (int, float)
+# What the progress list says of a last report it cannot use.
+PROGRESS_PROBLEM_WORDS = {
+    ReportProblem.UNREADABLE: "cannot be read ({})", ReportProblem.NOT_TEXT: "cannot be read ({})",
+    ReportProblem.NOT_JSON: "is not valid JSON", ReportProblem.MALFORMED: "is not a report of this exercise",
+}
 
 
 def read_progress(kit: Kit, exercise: Exercise) -> ExerciseProgress:
@@ -275,18 +278,11 @@ def read_progress(kit: Kit, exercise: Exercise) -> ExerciseProgress:
     if not path.exists():
         return ExerciseProgress(exercise, "not started", None, None, None)
     try:
-        last = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        return ExerciseProgress(exercise, "not started", None, None, f"cannot be read ({exc.strerror or exc})")
-    except UnicodeDecodeError:
-        return ExerciseProgress(exercise, "not started", None, None, "cannot be read (it is not UTF-8 text)")
-    except ValueError:
-        return ExerciseProgress(exercise, "not started", None, None, "is not valid JSON")
-    ok = (isinstance(last, dict) and _number(last.get("score")) and _number(last.get("max_score"))
-          and last.get("status") in STATUS_COLOURS
-          and isinstance(last.get("exercise"), dict) and last["exercise"].get("id") == exercise.id)
-    if not ok:
-        return ExerciseProgress(exercise, "not started", None, None, "is not a report of this exercise")
+        last = read_report(path)
+    except ReportError as exc:
+        return ExerciseProgress(exercise, "not started", None, None, PROGRESS_PROBLEM_WORDS[exc.problem].format(exc.detail))
+    if last["exercise"]["id"] != exercise.id:
+        return ExerciseProgress(exercise, "not started", None, None, PROGRESS_PROBLEM_WORDS[ReportProblem.MALFORMED])
     status = "done" if last["status"] == Status.PASS else "partial"
     return ExerciseProgress(exercise, status, float(last["score"]), float(last["max_score"]), None)
 

@@ -85,10 +85,15 @@ def test_long_check_names_wrap_within_80_columns_and_are_never_cut():
     assert "".join(text.split()).count("x") == 90 and "2.0 s" in text and "(hidden)" in text
 
 
+SHAPE = {"tests": [], "exercise": {"id": "ex01", "title": "Toy"}}
+
+
 @pytest.mark.parametrize("content, problem", [
-    ({"exercise": {"id": "ex01"}, "score": True, "max_score": 8, "status": "pass"}, "is not a report of this exercise"),
-    ({"exercise": {"id": "ex02"}, "score": 8, "max_score": 8, "status": "pass"}, "is not a report of this exercise"),
-    ({"exercise": {"id": "ex01"}, "score": 8, "max_score": 8, "status": "great"}, "is not a report of this exercise"),
+    ({**SHAPE, "score": True, "max_score": 8, "status": "pass"}, "is not a report of this exercise"),
+    ({**SHAPE, "exercise": {"id": "ex02", "title": "Twin"}, "score": 8, "max_score": 8, "status": "pass"},
+     "is not a report of this exercise"),
+    ({**SHAPE, "score": 8, "max_score": 8, "status": "great"}, "is not a report of this exercise"),
+    ({"exercise": {"id": "ex01"}, "score": 8, "max_score": 8, "status": "pass"}, "is not a report of this exercise"),
 ])
 def test_reports_that_are_not_this_exercises_count_as_not_started(toy_kit, content, problem):
     exercise = toy_kit.resolve("ex01")
