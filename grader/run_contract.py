@@ -27,7 +27,7 @@ def _write(path: Path, value) -> None:
     path.write_text(json.dumps(asdict(value)), encoding="utf-8")
 
 
-def _read_json(path: Path):
+def read_json(path: Path):
     """A file the other side wrote, or None if it is missing or unreadable (a process that died)."""
     try:
         return json.loads(path.read_text(encoding="utf-8"))
@@ -114,7 +114,7 @@ class Collected:
     @classmethod
     def read(cls, path: Path) -> Collected | None:
         """The list the plugin wrote, or None if it wrote none."""
-        data = _read_json(path)
+        data = read_json(path)
         if data is None:
             return None
         checks = tuple(Check(**{**check, "requires": tuple(check["requires"])}) for check in data["checks"])
@@ -149,7 +149,7 @@ class SandboxFacts:
     @classmethod
     def read(cls, path: Path) -> SandboxFacts:
         """The facts the plugin wrote; none at all if it wrote none (it died before the import)."""
-        data = _read_json(path)
+        data = read_json(path)
         if data is None:
             return cls()
         cpu = data.get("cpu")

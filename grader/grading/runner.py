@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import json
 import os
 import select
 import shutil
@@ -22,7 +21,7 @@ from typing import TypeVar
 from grader.grading import PLUGIN
 from grader.report import build_report
 from grader.catalog import PUBLIC_CHECKS, Exercise, Kit, KitError
-from grader.run_contract import Check, Collected, RunFiles, RunSettings, SandboxFacts, StopAt
+from grader.run_contract import Check, Collected, RunFiles, RunSettings, SandboxFacts, StopAt, read_json
 from grader.submission import (
     Submission,
     SubmissionProblem,
@@ -66,14 +65,6 @@ def _pytest_command(files: RunFiles, kit: Kit, exercise: Exercise, check_files: 
         "-q", "--no-header", "-p", "no:warnings",
         *(str(path) for path in check_files),
     ]
-
-
-def _read_json(path: Path):
-    """pytest-json-report's raw report, or None if it is missing or unreadable."""
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
 
 
 def _wait_for_pytest(process: subprocess.Popen, files: RunFiles, started: float) -> str | None:
@@ -197,7 +188,7 @@ def _run_checks(kit: Kit, exercise: Exercise, files: RunFiles, settings: RunSett
         detail = next((line for line in reversed(log_lines) if line.startswith(("E ", "ERROR"))), None)
         detail = detail or (log_lines[-1] if log_lines else f"pytest exited with {process.returncode}")
         raise KitError(f"{exercise.checks_dir}: the checks could not be collected: {detail.strip()}")
-    raw = _read_json(files.raw)
+    raw = read_json(files.raw)  # pytest-json-report's raw report
     if fault is None and raw is None and not collect_only:
         fault = f"the grading process exited with status {process.returncode} and wrote no results"
     if fault is None and process.returncode == PYTEST_INTERNAL_ERROR:
