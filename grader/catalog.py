@@ -25,6 +25,9 @@ SHARED_CHECKS = "shared_checks"
 HIDDEN_HELPER_PREFIX = "hidden_"
 # In a handout, what the hidden checks left out were worth (`grade export` writes it into checks/).
 WITHHELD_FILE = "withheld.json"
+# In a handout, which known mistake answers what on the public checks, as digests (`grade export`
+# writes it into the exercise's folder; a kit with its solutions diagnoses from their code).
+MISTAKE_DIGESTS_FILE = "known_mistakes.json"
 
 
 class GradeError(Exception):
@@ -135,6 +138,11 @@ class Exercise:
                     digest.update(path.relative_to(self.path.parent).as_posix().encode() + b"\0"
                                   + path.read_bytes() + b"\0")
         return digest.hexdigest()
+
+    @property
+    def mistake_digests_path(self) -> Path:
+        """Where a handout keeps its known mistakes' digests."""
+        return self.path / MISTAKE_DIGESTS_FILE
 
     def solution_dir(self, kit_root: Path) -> Path:
         """The folder of this exercise's reference, alt and wrong solutions."""

@@ -10,6 +10,7 @@ loose JSON:
 | `collected.json` | the plugin, once collection ends and before any check runs | `Collected`: every `Check` |
 | `sandbox.json` | the plugin, after the import and again at the end | `SandboxFacts` |
 | `raw.json` | pytest-json-report, at the end | each check's stages, and its `CheckFeedback` as its metadata |
+| `diagnosis.json` | the plugin, at the end | `Diagnosis`: the known mistakes the failed checks' answers match |
 """
 
 from __future__ import annotations
@@ -61,6 +62,12 @@ class RunSettings:
     source_map: SourceMap | None = None
     # When the run may end early (grade check's mistakes, the mutation report).
     stop_at: StopAt = StopAt.NEVER
+    # The exercise's id, whose known mistakes a diagnosis looks for.
+    exercise: str = ""
+    # How long the diagnosis of a failed grade may take; None: the plugin's default share of the grade.
+    diagnosis_limit_s: float | None = None
+    # Whether the public checks' calls are kept, in the run's calls.json (for grade export's digests).
+    record_calls: bool = False
 
     def write(self, path: Path) -> None:
         """Write the settings for the plugin."""
@@ -188,6 +195,35 @@ class CheckFeedback:
 
 
 @dataclass(frozen=True)
+class DiagnosedMistake:
+    """A known mistake that the student's answers match, and the checks (nodeids) on whose calls they do."""
+
+    mistake: str
+    why: str
+    checks: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Diagnosis:
+    """The known mistakes the failed checks' answers match, most checks first."""
+
+    mistakes: tuple[DiagnosedMistake, ...] = ()
+
+    def write(self, path: Path) -> None:
+        """Write the diagnosis for scoring."""
+        _write(path, self)
+
+    @classmethod
+    def read(cls, path: Path) -> Diagnosis:
+        """The plugin's diagnosis; none when it wrote none (nothing failed, or no mistake is known)."""
+        data = read_json(path)
+        if data is None:
+            return cls()
+        return cls(tuple(DiagnosedMistake(entry["mistake"], entry["why"], tuple(entry["checks"]))
+                         for entry in data["mistakes"]))
+
+
+@dataclass(frozen=True)
 class RunFiles:
     """A grading run's folder and the files in it; each side writes only its own."""
 
@@ -212,6 +248,16 @@ class RunFiles:
     def raw(self) -> Path:
         """pytest-json-report's raw report: each check's stages, with its CheckFeedback as metadata."""
         return self.folder / "raw.json"
+
+    @property
+    def diagnosis(self) -> Path:
+        """The plugin's Diagnosis."""
+        return self.folder / "diagnosis.json"
+
+    @property
+    def calls(self) -> Path:
+        """The public checks' recorded calls, when the settings ask for them (grading's own file)."""
+        return self.folder / "calls.json"
 
     @property
     def log(self) -> Path:

@@ -1,8 +1,9 @@
 """The authoring wing: the instructor's tools that prove an exercise sound, and make and ship exercises.
 
-`soundness` is what `grade check` runs; `known_mistakes` reads `mutants.toml`; `operator_mutants`
-makes mutants by operator; `nothing` is code that computes nothing; `scaffolding` is `grade new`;
-`export` writes the student handout and the Gradescope bundle. Its face is below; code outside
+`soundness` is what `grade check` runs; `operator_mutants` makes mutants by operator (the known
+mistakes themselves, `mutants.toml` and `wrong/`, are the root's `grader.known_mistakes`, since
+grading diagnoses with them too); `nothing` is code that computes nothing; `scaffolding` is
+`grade new`; `export` writes the student handout and the Gradescope bundle. Its face is below; code outside
 the wing imports only these names.
 """
 
@@ -13,9 +14,6 @@ EXPORTS = {
     "check_exercise": "soundness",
     "check_fairness": "soundness",
     "fair_seeds": "soundness",
-    "find_mutant": "known_mistakes",
-    "write_mutant": "known_mistakes",
-    "load_equivalent": "known_mistakes",
     "mutation_report": "operator_mutants",
     "survivor_diff": "operator_mutants",
     "scaffold": "scaffolding",

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from grader.catalog import PUBLIC_CHECKS, Exercise, Kit, KitError
 from grader.failures import FailureKind
-from grader.authoring.known_mistakes import MUTANTS_FILE, Mutant, load_mutants, write_mutant
+from grader.known_mistakes import MUTANTS_FILE, Mutant, load_mutants, write_mutant
 from grader.authoring.nothing import NothingModule, battery, recorded_answers
 from grader.outcomes import Status
 from grader.grading import StopAt, grade, in_parallel

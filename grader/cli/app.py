@@ -118,7 +118,7 @@ def _grade_one(args, kit: Kit, exercise: Exercise) -> tuple[dict, list[str]]:
     if args.mutant is not None:
         import tempfile
 
-        from grader.authoring import find_mutant, write_mutant
+        from grader.known_mistakes import find_mutant, write_mutant
         from grader.submission import Submission
 
         mutant = find_mutant(exercise, kit.root, args.mutant)

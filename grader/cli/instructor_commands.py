@@ -51,7 +51,8 @@ def _mutation_report(kit: Kit, folders: list[Path], args: argparse.Namespace, co
     """Advisory, so it exits 0 whatever survives: one line per exercise, then each survivor as a diff."""
     from rich.text import Text
 
-    from grader.authoring import load_equivalent, mutation_report, survivor_diff
+    from grader.authoring import mutation_report, survivor_diff
+    from grader.known_mistakes import load_equivalent
 
     for folder in folders:
         exercise = load_exercise(folder)

@@ -181,6 +181,31 @@ def print_failures(console: Console, report: dict) -> None:
             _print_failure(console, test, sandbox, advise)
 
 
+# The checks a diagnosis names on the terminal; the report lists them all.
+DIAGNOSIS_CHECKS_SHOWN = 4
+
+
+def plain_why(why: str) -> str:
+    """A mistake's why as terminal text: the mutants' ``code`` marks read as `code`."""
+    return why.replace("``", "`")
+
+
+def print_diagnosis(console: Console, report: dict) -> None:
+    """Under the failed checks: each known mistake the student's answers match, and on which checks."""
+    names = {test["id"]: test["name"] for test in report["tests"]}
+    for entry in report.get("diagnosis") or []:  # a report from before diagnoses has none
+        console.print()
+        print_wrapped(console, Text.assemble(("Your answers match a known mistake: ", "bold yellow"),
+                                             plain_why(entry["why"])))
+        checks = [names.get(check, check) for check in entry["checks"]]
+        print_wrapped(console, Text("on the checks:", style="dim"), INDENT)
+        for name in checks[:DIAGNOSIS_CHECKS_SHOWN]:
+            print_wrapped(console, Text(f"- {name}", style="dim"), INDENT)
+        if len(checks) > DIAGNOSIS_CHECKS_SHOWN:
+            more = len(checks) - DIAGNOSIS_CHECKS_SHOWN
+            print_wrapped(console, Text(f"and {more} more check{'s' if more > 1 else ''}", style="dim"), INDENT)
+
+
 def notebook_note(submission: dict) -> str | None:
     """The line saying which of a notebook's cells had IPython magics or shell lines left out, if any did."""
     cells = (submission.get("notebook") or {}).get("magic_cells") or []
@@ -207,6 +232,7 @@ def print_report(console: Console, report: dict, where: list[str], withheld: dic
         for line in output_lines(printed):
             print_wrapped(console, line, 2)
     print_failures(console, report)
+    print_diagnosis(console, report)
     if report["message"]:
         console.print()
         prefix = "Nothing could be graded: " if report["status"] == Status.ERROR else ""

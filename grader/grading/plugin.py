@@ -15,6 +15,7 @@ import os
 import random
 import signal
 import sys
+import time
 from dataclasses import replace
 from pathlib import Path
 
@@ -29,6 +30,7 @@ from grader.failures import (
     import_failed,
 )
 from grader.catalog import Kit
+from grader.known_mistakes import known_mistakes, reference_source
 from grader.grading.check_list import (
     BadMarker,
     CheckItem,
@@ -38,11 +40,22 @@ from grader.grading.check_list import (
     is_public,
     resolve_requirements,
 )
+from grader.grading.diagnosis import CodeLibrary, Library, MistakeDigests, RecordedCall, diagnose, write_calls
 from grader.grading.proxy import Feedback, StudentProxy
 from grader.grading.wording import check_message, explanation
 from grader.outcomes import Outcome
 from grader.report import cap
-from grader.run_contract import Check, CheckFeedback, Collected, CpuWait, RunFiles, RunSettings, SandboxFacts, StopAt
+from grader.run_contract import (
+    Check,
+    CheckFeedback,
+    Collected,
+    CpuWait,
+    Diagnosis,
+    RunFiles,
+    RunSettings,
+    SandboxFacts,
+    StopAt,
+)
 from grader.sandbox import CPU_SLACK, CpuLease, CpuTime, Sandbox, cpu_time, open_sandbox, sandbox_settings
 
 MARKERS = {
@@ -54,6 +67,10 @@ MARKERS = {
 }
 
 GRADING = pytest.StashKey["GradingSession"]()
+# The diagnosis of a failed grade may take this share of the time the grade took so far, and at
+# least the floor (loading the known mistakes alone takes a few hundredths of a second).
+DIAGNOSIS_SHARE = 0.1
+DIAGNOSIS_FLOOR_S = 0.5
 
 
 def pytest_addoption(parser):
@@ -91,7 +108,8 @@ def student(request) -> StudentProxy:
     """A proxy to the submitted module, which runs in the sandbox worker."""
     grading = request.config.stash[GRADING]
     timeout = grading.call_timeouts.get(request.node.nodeid) or grading.settings.call_timeout
-    return StudentProxy(grading.sandbox(), float(timeout), grading.outputs.setdefault(request.node.nodeid, []))
+    return StudentProxy(grading.sandbox(), float(timeout), grading.outputs.setdefault(request.node.nodeid, []),
+                        grading.calls.setdefault(request.node.nodeid, []))
 
 
 @pytest.fixture
@@ -120,6 +138,8 @@ class GradingSession:
         self.call_timeouts: dict[str, float] = {}
         self.outputs: dict[str, list[str]] = {}
         self.notes: dict[str, list[str]] = {}
+        # Each check's calls into the student's code; a passed check's are let go at its end.
+        self.calls: dict[str, list[RecordedCall]] = {}
         self.feedback: dict[str, CheckFeedback] = {}
         self.collection_errors: list[str] = []
         self._sandbox: Sandbox | None = None
@@ -128,6 +148,7 @@ class GradingSession:
         self.cpu_lease: CpuLease | None = None
         self.cpu_start = CpuTime()
         self.exitstatus: int | None = None
+        self.started = time.monotonic()
 
     # -- collection: the list of checks is written before anything runs, so scoring fails closed.
 
@@ -199,8 +220,29 @@ class GradingSession:
         return self._sandbox
 
     def pytest_sessionfinish(self, session, exitstatus):
-        """Close the sandbox and note which uids were used, for the runner's final sweep."""
+        """Close the sandbox and note which uids were used, for the runner's final sweep; then diagnose."""
         self.exitstatus = int(exitstatus)
+        self._close_sandbox()
+        if self.settings.record_calls:
+            write_calls(self.files.calls, {nodeid: calls for nodeid, calls in self.calls.items()
+                                           if self.checks[nodeid].public})
+        failed = {nodeid: calls for nodeid, calls in self.calls.items()
+                  if calls and self.feedback.get(nodeid, CheckFeedback(Outcome.PASSED)).outcome != Outcome.PASSED}
+        if failed:
+            limit = self.settings.diagnosis_limit_s
+            if limit is None:
+                limit = max(DIAGNOSIS_FLOOR_S, DIAGNOSIS_SHARE * (time.monotonic() - self.started))
+            Diagnosis(diagnose(self._library, failed, limit)).write(self.files.diagnosis)
+
+    def _library(self) -> Library | None:
+        """The exercise's known mistakes: as code in the kit, as digests in a handout (built in the diagnosing child)."""
+        exercise = self.kit.resolve(self.settings.exercise)
+        reference = reference_source(exercise, self.kit.root)
+        if reference is not None:
+            return CodeLibrary(known_mistakes(exercise, self.kit.root), reference)
+        return MistakeDigests.read(exercise.mistake_digests_path)
+
+    def _close_sandbox(self) -> None:
         if self._sandbox is not None:
             sandbox = self._sandbox
             self._closing.close()
@@ -241,6 +283,8 @@ class GradingSession:
                 # The check caught the submission on a value, an exception or a crash; the rest cannot change that.
                 item.session.shouldstop = "a check caught the submission"
         if call.when == "teardown":
+            if item.nodeid not in self.feedback and not (self.settings.record_calls and check.public):
+                self.calls.pop(item.nodeid, None)  # passed: nothing to diagnose
             outputs = "".join(self.outputs.pop(item.nodeid, []))
             self.notes.pop(item.nodeid, None)
             ended = self.feedback.get(item.nodeid, CheckFeedback(Outcome.PASSED))

@@ -8,6 +8,7 @@ from __future__ import annotations
 import functools
 
 from grader.failures import StudentFailure, StudentRaised
+from grader.grading.diagnosis import Answer, RecordedCall
 from grader.sandbox import Sandbox, SandboxError, wire
 from grader.grading.tracing import TRACED_LISTS_HINT, Trace, TracingUnavailable, parse_trace
 
@@ -15,10 +16,14 @@ from grader.grading.tracing import TRACED_LISTS_HINT, Trace, TracingUnavailable,
 class StudentProxy:
     """The `student` fixture: `student.name(*args)` runs `name` in the sandbox and returns a plain value."""
 
-    def __init__(self, sandbox: Sandbox, timeout: float, outputs: list[str]):
+    def __init__(self, sandbox: Sandbox, timeout: float, outputs: list[str], calls: list[RecordedCall]):
         self._sandbox = sandbox
         self._timeout = timeout
         self._outputs = outputs
+        # Every call and what came back, for the diagnosis of a failed check. The arguments are kept
+        # as they are, not copied: a grade that passes pays nothing for it (docs/authoring.md asks a
+        # check not to change an argument after the call, and grade check proves the diagnosis).
+        self._calls = calls
 
     def __getattr__(self, name: str):
         if name.startswith("_"):
@@ -55,12 +60,19 @@ class StudentProxy:
             reply = self._sandbox.call(name, args, kwargs, timeout=self._timeout, observe=observe)
         except StudentFailure as exc:
             self._outputs.append(exc.output)
+            self._record(name, args, kwargs, observe, Answer.failed(exc.failure.kind))
             raise
         except StudentRaised as exc:  # the student's exception, rebuilt as a built-in one; keep its output
             self._outputs.append(exc.student.output)
+            self._record(name, args, kwargs, observe, Answer("raised", exc.student.builtin))
             raise
         self._outputs.append(reply.output)
+        value = (reply.value, tuple(reply.args), reply.kwargs) if observe else reply.value
+        self._record(name, args, kwargs, observe, Answer("returned", value))
         return reply if observe else reply.value
+
+    def _record(self, name: str, args: tuple, kwargs: dict, observe: bool, answer: Answer) -> None:
+        self._calls.append(RecordedCall(name, args, kwargs, observe, answer, self._timeout))
 
 
 class Feedback:

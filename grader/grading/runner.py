@@ -21,7 +21,7 @@ from typing import TypeVar
 from grader.grading import PLUGIN
 from grader.report import build_report
 from grader.catalog import PUBLIC_CHECKS, Exercise, Kit, KitError
-from grader.run_contract import Check, Collected, RunFiles, RunSettings, SandboxFacts, StopAt, read_json
+from grader.run_contract import Check, Collected, Diagnosis, RunFiles, RunSettings, SandboxFacts, StopAt, read_json
 from grader.submission import (
     Submission,
     SubmissionProblem,
@@ -203,7 +203,7 @@ def _run_settings(exercise: Exercise, seed: int, source_dir: Path | None, submis
                        call_timeout=exercise.call_timeout, check_timeout=exercise.check_timeout,
                        memory_mb=exercise.memory_mb, public_file=PUBLIC_CHECKS, seed=seed,
                        source_dir=str(source_dir) if source_dir else None, submission_error=submission_error,
-                       source_map=source_map, stop_at=stop_at)
+                       source_map=source_map, stop_at=stop_at, exercise=exercise.id)
 
 
 def collect_checks(kit: Kit, exercise: Exercise) -> tuple[Check, ...]:
@@ -257,6 +257,7 @@ def grade(kit: Kit, exercise: Exercise, submission: Submission, seed: int | None
             started_at=started_at.strftime("%Y-%m-%dT%H:%M:%SZ"),
             duration_s=time.monotonic() - started,
             call_timeout=exercise.call_timeout,
+            diagnosis=Diagnosis.read(files.diagnosis),
         )
     finally:
         shutil.rmtree(files.folder, ignore_errors=True)

@@ -36,12 +36,38 @@ def _full_name(test: dict, report: dict, many: bool) -> str:
     return f"{report['exercise']['id']}: {test['name']}" if many else test["name"]
 
 
-def _feedback(test: dict) -> str:
-    """A check's message and output as one text for formats that have a single field."""
-    parts = [test["message"] or ""]
+MISTAKE_LEAD = "Your answers match a known mistake: "
+
+
+def _mistakes_by_check(report: dict) -> dict[str, list[str]]:
+    """Each check's id, with the whys of the known mistakes its answers match (.get(): older reports lack them)."""
+    found: dict[str, list[str]] = {}
+    for entry in report.get("diagnosis") or []:
+        for check in entry["checks"]:
+            found.setdefault(check, []).append(entry["why"])
+    return found
+
+
+def _feedback(test: dict, mistakes: list[str] = ()) -> str:
+    """A check's message, the known mistakes its answers match, and its output, as one text for a single field."""
+    parts = [test["message"] or "", *(MISTAKE_LEAD + why for why in mistakes)]
     if test["output"]:
         parts.append(f"Your output:\n{test['output']}")
     return "\n".join(part for part in parts if part)
+
+
+def _diagnosis_lines(report: dict) -> list[str]:
+    """The diagnosis for text shown to everyone at once: public checks by name, hidden ones only counted,
+    since a hidden check's name may be shown later than the summary (Gradescope's visibility)."""
+    names = {test["id"]: test["name"] for test in report["tests"] if test["visibility"] == "public"}
+    lines = []
+    for entry in report.get("diagnosis") or []:
+        public = [names[check] for check in entry["checks"] if check in names]
+        hidden = len(entry["checks"]) - len(public)
+        where = [*(f"'{name}'" for name in public), *([f"{hidden} hidden check{'s' if hidden > 1 else ''}"]
+                                                       if hidden else [])]
+        lines.append(f"{MISTAKE_LEAD}{entry['why']} (on {', '.join(where)})")
+    return lines
 
 
 def to_gradescope(document: dict, hidden_visibility: str = DEFAULT_HIDDEN_VISIBILITY) -> dict:
@@ -58,6 +84,7 @@ def to_gradescope(document: dict, hidden_visibility: str = DEFAULT_HIDDEN_VISIBI
     many = len(reports) > 1
     tests = []
     for report in reports:
+        mistakes = _mistakes_by_check(report)
         for test in report["tests"]:
             tests.append({
                 "name": _full_name(test, report, many),
@@ -65,7 +92,7 @@ def to_gradescope(document: dict, hidden_visibility: str = DEFAULT_HIDDEN_VISIBI
                 "score": test["score"],
                 "max_score": test["max_score"],
                 "status": "passed" if test["outcome"] == Outcome.PASSED else "failed",
-                "output": _feedback(test),
+                "output": _feedback(test, mistakes.get(test["id"], [])),
                 "visibility": "visible" if test["visibility"] == "public" else hidden_visibility,
             })
     messages = [f"{r['exercise']['id']}: {r['message']}" if many else r["message"] for r in reports if r["message"]]
@@ -75,6 +102,7 @@ def to_gradescope(document: dict, hidden_visibility: str = DEFAULT_HIDDEN_VISIBI
         if printed:
             heading = "Your module printed while it was imported:"
             messages += [f"{report['exercise']['id']}: {heading}" if many else heading, printed.rstrip("\n")]
+        messages += [f"{report['exercise']['id']}: {line}" if many else line for line in _diagnosis_lines(report)]
     return {
         "score": sum(r["score"] for r in reports),
         "max_score": sum(r["max_score"] for r in reports),
@@ -99,11 +127,15 @@ def to_exercism(document: dict) -> dict:
     many = len(reports) > 1
     tests = []
     for report in reports:
+        mistakes = _mistakes_by_check(report)
         for test in report["tests"]:
+            # The spec's top-level message is for errors only, so each failed test's message names its mistakes.
+            message = "\n".join([test["message"] or "this check failed",
+                                  *(MISTAKE_LEAD + why for why in mistakes.get(test["id"], []))])
             entry = {
                 "name": _full_name(test, report, many),
                 "status": _exercism_status(test["outcome"]),
-                "message": None if test["outcome"] == Outcome.PASSED else (test["message"] or "this check failed"),
+                "message": None if test["outcome"] == Outcome.PASSED else message,
                 "test_code": test.get("code") or "(a hidden check: its code is not shown)",
             }
             if test["output"]:
@@ -144,7 +176,7 @@ def _point_unit(tests: list[dict]) -> Fraction | None:
     return unit if sum(shares) / unit <= CLASSROOM_ENTRIES else None
 
 
-def _classroom_entries(test: dict, name: str, unit: Fraction | None) -> list[dict]:
+def _classroom_entries(test: dict, name: str, unit: Fraction | None, mistakes: list[str]) -> list[dict]:
     """One check as entries of equal weight, one per `unit` of its points.
 
     GitHub Classroom's reporter (autograding-grading-reporter v1) scores a runner as
@@ -156,7 +188,7 @@ def _classroom_entries(test: dict, name: str, unit: Fraction | None) -> list[dic
     parts = 1 if unit is None else int(_points(test) / unit)
     status = _exercism_status(test["outcome"])
     passed = test["outcome"] == Outcome.PASSED
-    feedback = None if passed else _feedback(test) or "this check failed"
+    feedback = None if passed else _feedback(test, mistakes) or "this check failed"
     entries = []
     for part in range(1, parts + 1):
         shown = name if parts == 1 else f"{name} (part {part} of {parts})"
@@ -187,7 +219,8 @@ def to_classroom(document: dict) -> dict:
         "status": str(roll_up(statuses)),
         "max_score": sum(r["max_score"] for r in reports),
         "tests": [entry for report in reports for test in report["tests"]
-                  for entry in _classroom_entries(test, _full_name(test, report, many), unit)],
+                  for entry in _classroom_entries(test, _full_name(test, report, many), unit,
+                                                  _mistakes_by_check(report).get(test["id"], []))],
     }
 
 
@@ -199,6 +232,7 @@ def to_junit(document: dict) -> str:
     suites = ET.Element("testsuites")
     for report in _reports(document):
         tests = report["tests"]
+        mistakes = _mistakes_by_check(report)
         suite = ET.SubElement(suites, "testsuite", {
             "name": f"{report['exercise']['id']} {report['exercise']['title']}",
             "tests": str(len(tests)),
@@ -222,7 +256,7 @@ def to_junit(document: dict) -> str:
                 tag = "error" if test["outcome"] == Outcome.ERROR else "failure"
                 element = ET.SubElement(case, tag, {"message": (test["message"] or test["outcome"]).splitlines()[0],
                                                     "type": test["outcome"]})
-                element.text = _feedback(test)
+                element.text = _feedback(test, mistakes.get(test["id"], []))
     ET.indent(suites)
     return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(suites, encoding="unicode") + "\n"
 

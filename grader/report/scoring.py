@@ -15,7 +15,7 @@ from dataclasses import asdict
 from grader import __version__
 from grader.failures import FailureKind
 from grader.outcomes import Outcome, Status, roll_up
-from grader.run_contract import Check, CheckFeedback, SandboxFacts
+from grader.run_contract import Check, CheckFeedback, Diagnosis, SandboxFacts
 from grader.text import truncate
 
 SCHEMA_VERSION = 1
@@ -105,9 +105,20 @@ def _hold_back_gated(checks: list[Check], tests: list[dict]) -> None:
                     message=f"earns its points once {' and '.join(repr(name) for name in names)} {verb}")
 
 
+def diagnosis_entries(diagnosis: Diagnosis, checks: list[Check], tests: list[dict]) -> list[dict]:
+    """The report's `diagnosis`: each known mistake matched, with the ids of the checks (that lost points) it matched on."""
+    ids = {check.nodeid: test["id"] for check, test in zip(checks, tests) if test["score"] < test["max_score"]}
+    entries = []
+    for mistake in diagnosis.mistakes:
+        matched = [ids[nodeid] for nodeid in mistake.checks if nodeid in ids]
+        if matched:
+            entries.append({"mistake": mistake.mistake, "why": cap(mistake.why), "checks": matched})
+    return entries
+
+
 def build_report(*, exercise: dict, submission: dict, seed: int, collected: tuple[Check, ...], raw: dict | None,
                  sandbox: SandboxFacts, fault: str | None, started_at: str, duration_s: float,
-                 call_timeout: float) -> dict:
+                 call_timeout: float, diagnosis: Diagnosis = Diagnosis()) -> dict:
     """The native report (schema_version 1). Scoring fails closed: only recorded passes score."""
     raw_tests = {test.get("nodeid"): test for test in (raw or {}).get("tests", [])}
     import_error = sandbox.import_error
@@ -147,6 +158,8 @@ def build_report(*, exercise: dict, submission: dict, seed: int, collected: tupl
         "max_score": round(max_score, 4),
         "message": cap(message),
         "tests": tests,
+        # The known mistakes whose answers the student's match on the failed checks' calls (never their inputs).
+        "diagnosis": diagnosis_entries(diagnosis, ordered, tests),
         "started_at": started_at,
         "duration_s": round(duration_s, 3),
         "environment": environment,

@@ -91,7 +91,7 @@ def make_proxy(tmp_path: Path, source: str = STUDENT) -> tuple[StudentProxy, San
     sandbox = Sandbox(SandboxSettings(module="mod.py", functions=(), source_dir=folder, memory_mb=256,
                                       cpu_seconds=60, hash_seed=1, import_timeout=5.0))
     outputs: list = []
-    return StudentProxy(sandbox, 5.0, outputs), sandbox, outputs
+    return StudentProxy(sandbox, 5.0, outputs, []), sandbox, outputs
 
 
 @pytest.fixture

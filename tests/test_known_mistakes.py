@@ -7,7 +7,7 @@ import json
 import pytest
 
 from grader.catalog import KitError
-from grader.authoring.known_mistakes import apply_mutant, find_mutant, load_mutants, mutants_path
+from grader.known_mistakes import apply_mutant, find_mutant, load_mutants, mutants_path
 from tests.conftest import run_grade
 
 GOOD = '''format_version = 1
@@ -138,7 +138,7 @@ def _lost(name: str, kind: str) -> dict:
 @pytest.mark.parametrize("caught_by", [(), ("test_slow",)])
 def test_a_check_that_only_waits_on_a_timed_out_one_does_not_catch_either(caught_by):
     """A check gated on one that timed out fails by waiting: no more proof than the deadline itself."""
-    from grader.authoring.known_mistakes import Mutant
+    from grader.known_mistakes import Mutant
     from grader.authoring.soundness import mutant_problems
 
     report = {"tests": [_lost("test_slow", "timeout"), _lost("test_gated", "waiting")]}

@@ -1,4 +1,9 @@
-"""Known mistakes as named edits of the reference: `solutions/exNN/mutants.toml`, read, checked and applied.
+"""The kit's library of known mistakes: the mutants of `solutions/exNN/mutants.toml` and the `wrong/` programs.
+
+`grade check` proves each one loses points, and grading names the one a failed submission's
+answers match (its diagnosis). Both read them here, as `KnownMistake`s.
+
+Mutants are named edits of the reference, read, checked and applied here.
 
 A wrong solution that is the reference plus one mistake goes stale the moment the reference is
 fixed; a mutant cannot, since it is made from the reference every time it is graded. Each mutant
@@ -19,6 +24,7 @@ but time (a missing memo) says so in `deadline`, a one-line reason, and then a t
 
 from __future__ import annotations
 
+import ast
 import re
 import tomllib
 from dataclasses import dataclass
@@ -178,3 +184,51 @@ def write_mutant(exercise: Exercise, kit_root: Path, mutant: Mutant, folder: Pat
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(apply_mutant(exercise, kit_root, mutant), encoding="utf-8")
     return path
+
+
+WRONG_PREFIXES = ("WRONG ON PURPOSE:", "WRONG:")
+
+
+@dataclass(frozen=True)
+class KnownMistake:
+    """One known mistake as a program: its name, the one line that says what it gets wrong, and its code."""
+
+    name: str
+    why: str
+    source: str
+    origin: str
+    """Where it comes from: "mutant" (an edit of the reference in mutants.toml) or "wrong" (a wrong/ program)."""
+
+
+def wrong_why(source: str, path: Path) -> str:
+    """A wrong/ program's why: the first line of its docstring, without its "WRONG ON PURPOSE:" label."""
+    try:
+        doc = ast.get_docstring(ast.parse(source)) or ""
+    except SyntaxError as exc:
+        raise KitError(f"{path}: line {exc.lineno}: {exc.msg}") from None
+    first = doc.strip().splitlines()[0].strip() if doc.strip() else ""
+    for prefix in WRONG_PREFIXES:
+        if first.startswith(prefix):
+            first = first[len(prefix):].strip()
+    if not first:
+        raise KitError(f"{path}: a wrong/ program needs a docstring whose first line says what it gets wrong")
+    return first
+
+
+def known_mistakes(exercise: Exercise, kit_root: Path) -> list[KnownMistake]:
+    """Every known mistake of the exercise: its mutants in file order, then its wrong/ programs by name."""
+    mistakes = [KnownMistake(mutant.name, mutant.why, apply_mutant(exercise, kit_root, mutant), "mutant")
+                for mutant in load_mutants(exercise, kit_root)]
+    taken = {mistake.name for mistake in mistakes}
+    for path in sorted((exercise.solution_dir(kit_root) / "wrong").glob("*.py")):
+        if path.stem in taken:
+            raise KitError(f"{path}: a mutant in {MUTANTS_FILE} has the same name; a diagnosis must name one mistake")
+        source = path.read_text(encoding="utf-8")
+        mistakes.append(KnownMistake(path.stem, wrong_why(source, path), source, "wrong"))
+    return mistakes
+
+
+def reference_source(exercise: Exercise, kit_root: Path) -> str | None:
+    """The reference solution's code, or None where the kit ships without solutions (a student handout)."""
+    path = exercise.solution_dir(kit_root) / exercise.module
+    return path.read_text(encoding="utf-8") if path.is_file() else None

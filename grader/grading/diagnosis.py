@@ -1,0 +1,399 @@
+"""Which known mistake a failed submission made: its answers on a failed check's calls, matched to each mistake's.
+
+The proxy records every call a check makes into the student's code, with what came back (an
+`Answer`). When the checks are over, the calls of the checks that failed are replayed on the
+grading side against each known mistake of the exercise (`grader.known_mistakes`: the
+instructor's own mutants and wrong/ programs, never the student's code), and a mistake is named
+for a check when it answers every one of that check's calls as the student did, and answers one
+of them differently from the reference.
+
+Where the kit ships without solutions (a student handout), `grade export` has already replayed
+the public checks' calls and left, per mistake, a digest of each call and of the mistake's answer
+where it differs from the reference (`MistakeDigests`): a digest can only confirm an answer the
+student already gave, so it shows nothing the public checks do not.
+
+The replay runs in a forked child of the grading process, under a deadline: a mistake that loops,
+recurses past the stack or prints cannot touch the grade, and a diagnosis that is too slow is cut
+off with what it found so far.
+"""
+
+from __future__ import annotations
+
+import builtins
+import copy
+import hashlib
+import json
+import math
+import os
+import select
+import signal
+import sys
+import time
+import types
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from grader.failures import FailureKind
+from grader.known_mistakes import KnownMistake
+from grader.run_contract import DiagnosedMistake
+from grader.sandbox import wire
+
+DIGESTS_FORMAT = 1
+# How long a mistake may take on one call before its answer counts as a timeout. A student's call
+# that timed out matches a mistake that is still running after this long; so does a reference that
+# slow, which then tells nothing apart on that call.
+PROBE_LIMIT_S = 1.0
+# The recursion the replayed programs get, as the worker gives the student's (ex03's deep trees).
+REPLAY_RECURSION_LIMIT = 10_000
+# Which failures of a call count as the same answer: a crash is a crash, however the process died.
+_FAILURE_ANSWERS = {
+    FailureKind.TIMEOUT: "timeout",
+    FailureKind.CRASH: "crash", FailureKind.EXIT: "crash", FailureKind.MEMORY: "crash",
+    FailureKind.BROKEN_CHANNEL: "crash",
+    FailureKind.BAD_VALUE: "bad_value",
+    FailureKind.MISSING: "missing",
+}
+
+
+@dataclass(frozen=True)
+class Answer:
+    """What one call did: returned a value, raised a built-in class of exception, or failed some other way."""
+
+    kind: str  # "returned", "raised" or "failed"
+    value: object = None
+    """The value returned (with the arguments after the call, for an observed call), the exception's nearest
+    built-in class, or how the call failed ("timeout", "crash", "bad_value", "missing")."""
+
+    @classmethod
+    def failed(cls, kind: FailureKind) -> Answer:
+        """A call that did not return a value, by the kind of its failure."""
+        return cls("failed", _FAILURE_ANSWERS.get(kind, str(kind)))
+
+    def canonical(self) -> str:
+        """The answer as text that two equal answers share: exact types, floats to 12 significant digits."""
+        return json.dumps([self.kind, _plain(self.value)], separators=(",", ":"))
+
+
+def _plain(value):
+    """A value as JSON-ready data that keeps its types apart (a tuple is not a list, True is not 1)."""
+    kind = type(value)
+    if value is None or kind is bool or kind is str:
+        return value
+    if kind is int:
+        return {"int": str(value)}
+    if kind is float:
+        return {"float": format(value, ".12g") if math.isfinite(value) else repr(value)}
+    if kind is list or kind is tuple:
+        return {kind.__name__: [_plain(item) for item in value]}
+    if kind is dict:
+        return {"dict": [[_plain(key), _plain(item)] for key, item in value.items()]}
+    return {"other": kind.__name__}
+
+
+@dataclass(frozen=True)
+class RecordedCall:
+    """One call a check made into the student's code, and what the student's code did."""
+
+    function: str
+    args: tuple
+    kwargs: dict
+    observed: bool
+    """Whether the check also read the arguments after the call (`student.call_observed`)."""
+    answer: Answer
+    limit_s: float
+
+    def digest(self) -> str:
+        """The call itself (function and arguments) as a digest, the key of a handout's table."""
+        text = json.dumps([self.function, _plain(tuple(self.args)), _plain(dict(self.kwargs)), self.observed],
+                          separators=(",", ":"))
+        return _digest(text)
+
+
+def write_calls(path: Path, calls: dict[str, list[RecordedCall]]) -> None:
+    """Keep checks' recorded calls in a file, in the wire's exact encoding (tuples stay tuples)."""
+    data = {nodeid: [(call.function, call.args, call.kwargs, call.observed, call.answer.kind, call.answer.value,
+                      call.limit_s) for call in recorded] for nodeid, recorded in calls.items()}
+    path.write_bytes(wire.dumps(data)[wire.HEADER.size:])
+
+
+def read_calls(path: Path) -> dict[str, list[RecordedCall]]:
+    """The recorded calls that write_calls kept."""
+    data = wire.loads(path.read_bytes())
+    return {nodeid: [RecordedCall(function, tuple(args), dict(kwargs), observed, Answer(kind, value), limit_s)
+                     for function, args, kwargs, observed, kind, value, limit_s in recorded]
+            for nodeid, recorded in data.items()}
+
+
+def _digest(text: str) -> str:
+    return hashlib.blake2b(text.encode("utf-8"), digest_size=16, person=b"minimax-kit").hexdigest()
+
+
+def answer_digest(call_digest: str, answer: Answer) -> str:
+    """An answer to one call as a digest; bound to the call, so equal answers to other calls do not match."""
+    return _digest(call_digest + answer.canonical())
+
+
+# -- replaying a call on a known mistake, in the child
+
+
+class _OutOfTime(BaseException):
+    """A replayed call ran past PROBE_LIMIT_S (a BaseException: the program's own except cannot keep it)."""
+
+
+def _nearest_builtin(exc: BaseException) -> str:
+    """The first built-in class in the exception's MRO, as a student's exception is reported."""
+    for klass in type(exc).__mro__:
+        if getattr(builtins, klass.__name__, None) is klass:
+            return klass.__name__
+    return "an exception"
+
+
+def _on_alarm(signum, frame):
+    raise _OutOfTime
+
+
+def replay(module: types.ModuleType, call: RecordedCall) -> Answer:
+    """What `module` answers to the recorded call, on a copy of its arguments and within the probe limit."""
+    function = getattr(module, call.function, None)
+    if not callable(function):
+        return Answer.failed(FailureKind.MISSING)
+    args, kwargs = copy.deepcopy((tuple(call.args), dict(call.kwargs)))
+    signal.setitimer(signal.ITIMER_REAL, min(call.limit_s, PROBE_LIMIT_S))
+    try:
+        value = function(*args, **kwargs)
+        if isinstance(value, types.GeneratorType):  # the worker drains one into a list
+            value = list(value)
+    except _OutOfTime:
+        return Answer.failed(FailureKind.TIMEOUT)
+    except Exception as exc:  # the program's own exception is its answer, as the student's is
+        return Answer("raised", _nearest_builtin(exc))
+    except BaseException:  # SystemExit and the like end the student's worker: a crash
+        return Answer.failed(FailureKind.CRASH)
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+    try:
+        wire.dumps(value)
+    except wire.WireError:
+        return Answer.failed(FailureKind.BAD_VALUE)
+    return Answer("returned", (value, args, kwargs) if call.observed else value)
+
+
+def load_program(name: str, source: str) -> types.ModuleType | None:
+    """A known mistake's code as a module of its own, or None if it does not even import."""
+    module = types.ModuleType(f"minimax_kit_mistake_{name}")
+    module.__file__ = f"<known mistake {name}>"
+    # dataclasses and the like look their module up by name while it is executed.
+    sys.modules[module.__name__] = module
+    signal.setitimer(signal.ITIMER_REAL, PROBE_LIMIT_S)
+    try:
+        exec(compile(source, module.__file__, "exec"), module.__dict__)
+    except BaseException:  # a mistake that cannot be imported matches nothing
+        return None
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+    return module
+
+
+class CodeLibrary:
+    """Known mistakes as code (the kit itself): each replayed on the calls, and the reference beside them."""
+
+    def __init__(self, mistakes: list[KnownMistake], reference: str):
+        self._mistakes = mistakes
+        self._reference = reference
+        self._modules: dict[str, types.ModuleType | None] = {}
+
+    def _module(self, name: str, source: str) -> types.ModuleType | None:
+        if name not in self._modules:
+            self._modules[name] = load_program(name, source)
+        return self._modules[name]
+
+    def matches(self, calls: list[RecordedCall]) -> Iterator[KnownMistake]:
+        """Each mistake that answers every call as the student did, and one of them unlike the reference."""
+        reference_answers: dict[int, str] = {}
+        for mistake in self._mistakes:
+            module = self._module(mistake.name, mistake.source)
+            if module is None:
+                continue
+            answers = []
+            for call in calls:  # the first call it answers otherwise rules it out: most stop at once
+                answer = replay(module, call).canonical()
+                if answer != call.answer.canonical():
+                    break
+                answers.append(answer)
+            else:
+                reference = self._module("reference", self._reference)
+                for index, call in enumerate(calls):
+                    if index not in reference_answers:
+                        reference_answers[index] = (replay(reference, call).canonical() if reference
+                                                    else call.answer.canonical())
+                    if reference_answers[index] != answers[index]:
+                        yield mistake
+                        break
+
+
+@dataclass(frozen=True)
+class DigestedMistake:
+    """A known mistake as a handout knows it: per call digest, the digest of its answer where it is wrong."""
+
+    name: str
+    why: str
+    answers: dict[str, str]
+
+
+class MistakeDigests:
+    """Known mistakes as digests (a handout): a mistake matches when every call it has a digest for agrees."""
+
+    def __init__(self, mistakes: list[DigestedMistake]):
+        self.mistakes = mistakes
+
+    def matches(self, calls: list[RecordedCall]) -> Iterator[DigestedMistake]:
+        """Each mistake whose digests cover one of the calls at least, and agree with the student on all they cover."""
+        keyed = [(call.digest(), call.answer) for call in calls]
+        for mistake in self.mistakes:
+            covered = [(key, answer) for key, answer in keyed if key in mistake.answers]
+            if covered and all(mistake.answers[key] == answer_digest(key, answer) for key, answer in covered):
+                yield mistake
+
+    def as_data(self) -> dict:
+        """The handout's file."""
+        return {"format_version": DIGESTS_FORMAT,
+                "mistakes": [{"name": mistake.name, "why": mistake.why, "answers": mistake.answers}
+                             for mistake in self.mistakes]}
+
+    @classmethod
+    def read(cls, path: Path) -> MistakeDigests | None:
+        """The handout's table, or None if there is none or it is not one this kit wrote."""
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+        if not isinstance(data, dict) or data.get("format_version") != DIGESTS_FORMAT:
+            return None
+        mistakes = []
+        for entry in data.get("mistakes", []):
+            if not (isinstance(entry, dict) and isinstance(entry.get("name"), str)
+                    and isinstance(entry.get("why"), str) and isinstance(entry.get("answers"), dict)):
+                return None
+            mistakes.append(DigestedMistake(entry["name"], entry["why"], dict(entry["answers"])))
+        return cls(mistakes)
+
+
+def mistake_digests(calls: list[RecordedCall], mistakes: list[KnownMistake], reference: str) -> MistakeDigests:
+    """What a handout ships: each mistake's answers to the public checks' calls, where they differ from the reference's."""
+    with _replay_room():
+        reference_module = load_program("reference", reference)
+        if reference_module is None:
+            raise ValueError("the reference solution does not import")
+        expected = [replay(reference_module, call).canonical() for call in calls]
+        digested = []
+        for mistake in mistakes:
+            module = load_program(mistake.name, mistake.source)
+            answers = {}
+            for call, right in zip(calls, expected):
+                answer = replay(module, call) if module else Answer.failed(FailureKind.CRASH)
+                if answer.canonical() != right:
+                    key = call.digest()
+                    answers[key] = answer_digest(key, answer)
+            digested.append(DigestedMistake(mistake.name, mistake.why, answers))
+    return MistakeDigests(digested)
+
+
+class _replay_room:
+    """The recursion room and the alarm handler a replay needs, restored afterwards."""
+
+    def __enter__(self):
+        self._limit = sys.getrecursionlimit()
+        self._handler = signal.signal(signal.SIGALRM, _on_alarm)
+        sys.setrecursionlimit(max(self._limit, REPLAY_RECURSION_LIMIT))
+
+    def __exit__(self, *exc):
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, self._handler)
+        sys.setrecursionlimit(self._limit)
+
+
+# -- the diagnosis of one grade, in a forked child under a deadline
+
+
+Library = CodeLibrary | MistakeDigests
+
+
+def diagnose(library: Callable[[], Library | None], failed: dict[str, list[RecordedCall]],
+             limit_s: float) -> tuple[DiagnosedMistake, ...]:
+    """The known mistakes the failed checks' calls match, most checks first; whatever is found within `limit_s`.
+
+    `library` is called in the child, so that reading the mistakes is part of what the limit bounds.
+    """
+    found = _in_child(lambda: _matches(library, failed), limit_s)
+    checks: dict[str, list[str]] = {}
+    whys: dict[str, str] = {}
+    for nodeid, name, why in found:
+        checks.setdefault(name, []).append(nodeid)
+        whys[name] = why
+    # A mistake that matches on only some of the checks another one matches on explains less of what
+    # went wrong than that one does; it is left out. Mistakes with the same checks are all kept.
+    kept = [name for name in checks
+            if not any(set(checks[name]) < set(checks[other]) for other in checks)]
+    order = sorted(kept, key=lambda name: -len(checks[name]))  # stable: ties keep the library's order
+    return tuple(DiagnosedMistake(name, whys[name], tuple(checks[name])) for name in order)
+
+
+def _matches(build: Callable[[], Library | None], failed: dict[str, list[RecordedCall]]) -> Iterator[list[str]]:
+    library = build()
+    if library is None:
+        return
+    with _replay_room():
+        for nodeid, calls in failed.items():
+            for mistake in library.matches(calls):
+                yield [nodeid, mistake.name, mistake.why]
+
+
+def _in_child(produce: Callable[[], Iterator[list]], limit_s: float) -> list[list]:
+    """Run `produce` in a forked child and collect what it yields within `limit_s`; the child is then killed.
+
+    The child runs the instructor's programs only, never the student's; forking keeps whatever
+    they do (loop, crash the interpreter, print, change the recursion limit) out of the grade.
+    """
+    reading, writing = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: one JSON line per finding, then out without any of pytest's teardown
+        os.close(reading)
+        quiet = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(quiet, 1)
+        os.dup2(quiet, 2)
+        status = 0
+        try:
+            for finding in produce():
+                os.write(writing, (json.dumps(finding) + "\n").encode("utf-8"))
+        except BaseException:  # the parent keeps what was written; nothing else may escape a fork
+            status = 1
+        os._exit(status)
+    os.close(writing)
+    buffer = b""
+    deadline = time.monotonic() + limit_s
+    try:
+        while (left := deadline - time.monotonic()) > 0:
+            ready, _, _ = select.select([reading], [], [], left)
+            if not ready:
+                break
+            chunk = os.read(reading, 65536)
+            if not chunk:
+                break
+            buffer += chunk
+    finally:
+        os.close(reading)
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        os.waitpid(pid, 0)
+    findings = []
+    for line in buffer.split(b"\n"):
+        try:
+            finding = json.loads(line)
+        except ValueError:  # the last line, cut off by the deadline
+            continue
+        if isinstance(finding, list) and len(finding) == 3 and all(isinstance(part, str) for part in finding):
+            findings.append(finding)
+    return findings
