@@ -38,7 +38,7 @@ sys.path.insert(0, str(ROOT))
 from grader.catalog import Kit  # noqa: E402
 from grader.failures import OUTCOMES, FailureKind  # noqa: E402
 from grader.sandbox.isolation import CpuLease  # noqa: E402
-from grader.authoring.known_mistakes import load_mutants, write_mutant  # noqa: E402
+from grader.known_mistakes import load_mutants, write_mutant  # noqa: E402
 from grader.sandbox.service import Sandbox, SandboxSettings  # noqa: E402
 
 BENCH = Path(__file__).resolve().parent

@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from grader.catalog import Kit  # noqa: E402
-from grader.authoring.known_mistakes import find_mutant, write_mutant  # noqa: E402
+from grader.known_mistakes import find_mutant, write_mutant  # noqa: E402
 
 CHECKS = ROOT / "exercises" / "ex08_connect_four" / "checks" / "test_hidden.py"
 # The checks import their helper (hidden_oracle.py) by its plain name, as in a grading run.

@@ -84,7 +84,7 @@ def repo_kit() -> Kit:
 
 def mutant_file(kit: Kit, exercise_id: str, name: str, folder: Path) -> Path:
     """A known mistake of the reference (solutions/exNN/mutants.toml), written out as a submission file."""
-    from grader.authoring.known_mistakes import find_mutant, write_mutant
+    from grader.known_mistakes import find_mutant, write_mutant
 
     exercise = kit.resolve(exercise_id)
     return write_mutant(exercise, kit.root, find_mutant(exercise, kit.root, name), folder)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from grader.catalog import KitError
-from grader.authoring.known_mistakes import load_equivalent, mutants_path
+from grader.known_mistakes import load_equivalent, mutants_path
 from grader.authoring.operator_mutants import operator_mutants, mutation_report, survivor_diff
 from tests.conftest import run_grade
 

@@ -24,7 +24,7 @@ import pytest
 from grader.catalog import Kit
 from grader.classroom.class_report import CHECK_COLUMNS, attempts_of, histogram_svg, read_reports, render_page
 from grader.classroom.item_analysis import attempt_from_report
-from grader.authoring.known_mistakes import find_mutant, write_mutant
+from grader.known_mistakes import find_mutant, write_mutant
 from grader.authoring.scaffolding import scaffold
 from tests.conftest import REPO, TOY_KIT, run_grade
 
