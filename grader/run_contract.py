@@ -44,6 +44,14 @@ class StopAt(StrEnum):
     FIRST_CATCH = "first_catch"  # a check failed other than by its deadline: enough to know a check catches it
 
 
+class CallRecording(StrEnum):
+    """Which checks' calls a run keeps in its calls.json, beside what a diagnosis needs."""
+
+    NONE = "none"
+    PUBLIC = "public"  # grade export: what each known mistake answers on the handout's checks
+    ALL = "all"  # grade check: which known mistakes no check's calls tell apart
+
+
 @dataclass(frozen=True)
 class RunSettings:
     """What the runner tells the plugin about one run."""
@@ -66,8 +74,8 @@ class RunSettings:
     exercise: str = ""
     # How long the diagnosis of a failed grade may take; None: the plugin's default share of the grade.
     diagnosis_limit_s: float | None = None
-    # Whether the public checks' calls are kept, in the run's calls.json (for grade export's digests).
-    record_calls: bool = False
+    # Which checks' calls are kept in the run's calls.json, for grade export and grade check.
+    record_calls: CallRecording = CallRecording.NONE
 
     def write(self, path: Path) -> None:
         """Write the settings for the plugin."""
@@ -80,6 +88,7 @@ class RunSettings:
         """The settings the runner wrote."""
         data = json.loads(path.read_text(encoding="utf-8"))
         return cls(**{**data, "functions": tuple(data["functions"]), "stop_at": StopAt(data["stop_at"]),
+                      "record_calls": CallRecording(data["record_calls"]),
                       "source_map": SourceMap.from_data(data["source_map"]) if data["source_map"] else None})
 
 

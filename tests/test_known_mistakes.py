@@ -7,7 +7,7 @@ import json
 import pytest
 
 from grader.catalog import KitError
-from grader.known_mistakes import apply_mutant, find_mutant, load_mutants, mutants_path
+from grader.known_mistakes import apply_mutant, find_mutant, known_mistakes, load_mutants, mutants_path
 from tests.conftest import run_grade
 
 GOOD = '''format_version = 1
@@ -19,9 +19,9 @@ caught_by = ["test_add_small_numbers"]
 edits = [{find = "return a + b", replace = "return a + b + 1"}]
 
 [[mutant]]
-name = "pair_as_list"
-why = "pair returns a list"
-edits = [{find = "return (x, x)", replace = "return [x, x]"}]
+name = "pair_of_three"
+why = "pair returns three copies"
+edits = [{find = "return (x, x)", replace = "return (x, x, x)"}]
 '''
 
 
@@ -34,7 +34,7 @@ def _write(toy_kit, text: str):
 def test_mutants_load_in_file_order_and_apply_to_the_reference(toy_kit):
     exercise = _write(toy_kit, GOOD)
     mutants = load_mutants(exercise, toy_kit.root)
-    assert [mutant.name for mutant in mutants] == ["add_off_by_one", "pair_as_list"]
+    assert [mutant.name for mutant in mutants] == ["add_off_by_one", "pair_of_three"]
     assert mutants[0].caught_by == ("test_add_small_numbers",) and mutants[1].caught_by == ()
     assert "return a + b + 1" in apply_mutant(exercise, toy_kit.root, mutants[0])
 
@@ -152,11 +152,13 @@ def test_a_check_that_only_waits_on_a_timed_out_one_does_not_catch_either(caught
 
 def test_grade_mutant_grades_it_as_a_student_with_that_mistake(toy_kit):
     _write(toy_kit, GOOD)
-    result = run_grade("ex01", "--mutant", "pair_as_list", "--output", "-", cwd=toy_kit.root)
+    result = run_grade("ex01", "--mutant", "pair_of_three", "--output", "-", cwd=toy_kit.root)
     report = json.loads(result.stdout)
     assert result.returncode == 1 and report["status"] == "fail"  # graded, and it lost points
-    assert report["submission"]["path"] == "mutant pair_as_list of toy.py"
+    assert report["submission"]["path"] == "mutant pair_of_three of toy.py"
     assert {test["name"]: test["score"] for test in report["tests"]}["pair is a tuple"] == 0.0
+    assert report["diagnosis"] == [{"mistake": "pair_of_three", "why": "pair returns three copies",
+                                    "checks": ["checks/test_public.py::test_pair_is_a_tuple"]}]
     assert not (toy_kit.root / "reports" / "ex01.json").exists()  # only the student's own work is recorded
 
 
@@ -164,5 +166,34 @@ def test_an_unknown_mutant_lists_the_valid_ones(toy_kit):
     _write(toy_kit, GOOD)
     result = run_grade("ex01", "--mutant", "nope", cwd=toy_kit.root)
     assert result.returncode == 2
-    assert result.stderr == "grade: ex01 has no mutant 'nope'; its mutants are: add_off_by_one, pair_as_list\n"
+    assert result.stderr == "grade: ex01 has no mutant 'nope'; its mutants are: add_off_by_one, pair_of_three\n"
     assert "--mutant names a mistake of one exercise" in run_grade("--all", "--mutant", "x", cwd=toy_kit.root).stderr
+
+
+def test_a_mutant_named_as_a_wrong_program_is_one_problem_in_grade_check(toy_kit):
+    _write(toy_kit, GOOD.replace('name = "pair_of_three"', 'name = "pair_as_list"'))
+    result = run_grade("check", "ex01", "--seeds", "1", cwd=toy_kit.root)
+    assert result.returncode == 1
+    problems = [line for line in result.stdout.splitlines() if line.startswith("    ") and line.strip()]
+    assert len([line for line in problems if "has the same name" in line]) == 1
+    assert "diagnosed" not in result.stdout  # the library could not be read, so nothing was diagnosed to blame
+
+
+def test_known_mistakes_lists_mutants_then_wrong_programs_with_their_whys(toy_kit):
+    exercise = _write(toy_kit, GOOD)
+    mistakes = known_mistakes(exercise, toy_kit.root)
+    assert [(m.name, m.origin) for m in mistakes] == [("add_off_by_one", "mutant"), ("pair_of_three", "mutant"),
+                                                      ("pair_as_list", "wrong")]
+    assert mistakes[2].why == "pair returns a list where a tuple is asked for."
+    assert "return (x, x, x)" in mistakes[1].source
+
+
+@pytest.mark.parametrize("doc", ["", '"""WRONG ON PURPOSE:"""\n', "# a comment, no docstring\n"])
+def test_a_wrong_program_must_say_what_it_gets_wrong(toy_kit, doc):
+    exercise = toy_kit.resolve("ex01")
+    path = exercise.solution_dir(toy_kit.root) / "wrong" / "silent.py"
+    path.write_text(doc + "def add(a, b):\n    return 0\n")
+    with pytest.raises(KitError) as caught:
+        known_mistakes(exercise, toy_kit.root)
+    assert str(caught.value) == (f"{path}: a wrong/ program needs a docstring whose first line says what it "
+                                 "gets wrong")

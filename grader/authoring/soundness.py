@@ -9,16 +9,22 @@ from pathlib import Path
 
 from grader.catalog import PUBLIC_CHECKS, Exercise, Kit, KitError
 from grader.failures import FailureKind
-from grader.known_mistakes import MUTANTS_FILE, Mutant, load_mutants, write_mutant
+from grader.known_mistakes import MUTANTS_FILE, Mutant, known_mistakes, load_mutants, write_mutant
 from grader.authoring.nothing import NothingModule, battery, recorded_answers
 from grader.outcomes import Status
-from grader.grading import StopAt, grade, in_parallel
+from grader.grading import REFERENCE, StopAt, alike, grade, grade_recording_calls, in_parallel
+from grader.run_contract import CallRecording
 from grader.submission import Submission
 
 # Random checks must catch every wrong solution whatever the seed; a few fixed seeds stand in for "any".
 DEFAULT_SEEDS = (1, 2, 20261129)
 # Hand-written code that computes nothing, beside the generated battery: each file there must score 0.
 NOTHING_DIR = "nothing"
+# A known mistake graded here must be diagnosed as itself; the diagnosis gets this long, so that a busy
+# machine cannot cut it short (a student's grade gives it a share of the grade's time instead).
+DIAGNOSIS_PROOF_LIMIT_S = 60.0
+# How long telling every pair of known mistakes apart, on all the reference's calls, may take.
+ALIKE_LIMIT_S = 300.0
 @dataclass
 class ExerciseCheck:
     """What `grade check` found for one exercise: a summary of what held, and every problem."""
@@ -177,12 +183,27 @@ def check_exercise(kit: Kit, exercise: Exercise, seeds=DEFAULT_SEEDS, jobs: int 
         runs += [("wrong", path, seed) for path in sorted(solutions.glob("wrong/*.py")) for seed in seeds]
         runs += [("mutant", path, seed) for path in mutants for seed in seeds]
 
+        calls = {}
+
         def run(job):
             kind, path, seed = job
+            if kind == "reference":  # its calls, every check's, are what the known mistakes are told apart on
+                report, calls["reference"] = grade_recording_calls(kit, exercise, Submission(path, path.name),
+                                                                   CallRecording.ALL)
+                return job, report
             stop_at = _stop_at(kind, mutants.get(path))
-            return job, grade(kit, exercise, Submission(path, path.name), seed=seed, stop_at=stop_at)
+            return job, grade(kit, exercise, Submission(path, path.name), seed=seed, stop_at=stop_at,
+                              diagnosis_limit_s=DIAGNOSIS_PROOF_LIMIT_S)
 
         outcomes = in_parallel(run, runs, jobs)
+        try:
+            library = known_mistakes(exercise, kit.root)
+        except KitError as exc:  # then no grade could diagnose: that one problem says why
+            if str(exc) not in result.problems:  # a broken mutants.toml is said once, above
+                result.problems.append(str(exc))
+            library = None
+        if library is not None:
+            result.problems.extend(_alike_problems(kit, exercise, library, calls.get("reference") or {}))
     nothing_at_zero = sum(kind == "nothing" and report["score"] == 0 for (kind, _, _), report in outcomes)
     for (kind, path, seed), report in outcomes:
         if kind == "nothing":
@@ -191,6 +212,14 @@ def check_exercise(kit: Kit, exercise: Exercise, seeds=DEFAULT_SEEDS, jobs: int 
                 result.problems.append(f"code that computes nothing ({labels[path]}) scored "
                                        f"{report['score']:g}/{report['max_score']:g}: {paid}")
             continue
+        if kind in ("mutant", "wrong") and library is not None:
+            name = mutants[path].name if kind == "mutant" else path.stem
+            diagnosed = [entry["mistake"] for entry in report["diagnosis"]]
+            if report["score"] < report["max_score"] and name not in diagnosed:
+                instead = f"as {', '.join(diagnosed)} instead" if diagnosed else "as no known mistake"
+                result.problems.append(f"{exercise.id} {kind} {name!r} (seed {seed}) is diagnosed {instead}: "
+                                       "its answers on a failed check's calls differ from its own code's, "
+                                       "so a check may change an argument after passing it (docs/authoring.md)")
         if kind == "mutant":
             result.problems.extend(f"{exercise.id} {problem}" for problem in mutant_problems(mutants[path], seed, report))
             continue
@@ -214,6 +243,27 @@ def check_exercise(kit: Kit, exercise: Exercise, seeds=DEFAULT_SEEDS, jobs: int 
     result.facts.append(f"{len(list(solutions.glob('alt/*.py')))} alt, {mistakes} x {len(seeds)} seeds, "
                         f"do-nothing {nothing_at_zero}/{len(nothing)} at 0")
     return result
+
+
+def _alike_problems(kit: Kit, exercise: Exercise, mistakes: list, calls: dict) -> list[str]:
+    """Known mistakes that no check's call tells apart (from each other, or from the reference)."""
+    if not calls:
+        return []
+    groups = alike(calls, mistakes, (exercise.solution_dir(kit.root) / exercise.module).read_text(encoding="utf-8"),
+                   ALIKE_LIMIT_S)
+    if groups is None:
+        return [f"{exercise.id}: telling the known mistakes apart on the checks' calls took over {ALIKE_LIMIT_S:g} s"]
+    problems = []
+    for group in groups:
+        names = [name for name in group if name != REFERENCE]
+        listed = " and ".join(repr(name) for name in names)
+        if REFERENCE in group:
+            problems.append(f"{exercise.id}: known mistake {listed} answers every check's call as the reference "
+                            "does, so no diagnosis can name it: sharpen a check")
+        else:
+            problems.append(f"{exercise.id}: known mistakes {listed} answer every check's call alike, so a "
+                            "diagnosis names them together: sharpen a check to tell them apart, or merge them")
+    return problems
 
 
 def seed_dependent_checks(exercise: Exercise) -> list[str]:

@@ -33,11 +33,14 @@ import types
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from grader.failures import FailureKind
-from grader.known_mistakes import KnownMistake
 from grader.run_contract import DiagnosedMistake
 from grader.sandbox import wire
+
+if TYPE_CHECKING:
+    from grader.known_mistakes import KnownMistake
 
 DIGESTS_FORMAT = 1
 # How long a mistake may take on one call before its answer counts as a timeout. A student's call
@@ -111,18 +114,29 @@ class RecordedCall:
 
 
 def write_calls(path: Path, calls: dict[str, list[RecordedCall]]) -> None:
-    """Keep checks' recorded calls in a file, in the wire's exact encoding (tuples stay tuples)."""
-    data = {nodeid: [(call.function, call.args, call.kwargs, call.observed, call.answer.kind, call.answer.value,
-                      call.limit_s) for call in recorded] for nodeid, recorded in calls.items()}
-    path.write_bytes(wire.dumps(data)[wire.HEADER.size:])
+    """Keep checks' recorded calls in a file, a line per call in the wire's exact encoding (tuples stay tuples).
+
+    A line per call, since one message of the wire is bounded and a check's calls together may not be.
+    """
+    with path.open("wb") as out:
+        for nodeid, recorded in calls.items():
+            for call in recorded:
+                line = (nodeid, call.function, call.args, call.kwargs, call.observed, call.answer.kind,
+                        call.answer.value, call.limit_s)
+                out.write(wire.dumps(line)[wire.HEADER.size:] + b"\n")
 
 
 def read_calls(path: Path) -> dict[str, list[RecordedCall]]:
-    """The recorded calls that write_calls kept."""
-    data = wire.loads(path.read_bytes())
-    return {nodeid: [RecordedCall(function, tuple(args), dict(kwargs), observed, Answer(kind, value), limit_s)
-                     for function, args, kwargs, observed, kind, value, limit_s in recorded]
-            for nodeid, recorded in data.items()}
+    """The recorded calls that write_calls kept; none if the run kept none."""
+    if not path.is_file():
+        return {}
+    calls: dict[str, list[RecordedCall]] = {}
+    with path.open("rb") as lines:
+        for line in lines:
+            nodeid, function, args, kwargs, observed, kind, value, limit_s = wire.loads(line.rstrip(b"\n"))
+            calls.setdefault(nodeid, []).append(
+                RecordedCall(function, tuple(args), dict(kwargs), observed, Answer(kind, value), limit_s))
+    return calls
 
 
 def _digest(text: str) -> str:
@@ -281,7 +295,7 @@ class MistakeDigests:
 
 def mistake_digests(calls: list[RecordedCall], mistakes: list[KnownMistake], reference: str) -> MistakeDigests:
     """What a handout ships: each mistake's answers to the public checks' calls, where they differ from the reference's."""
-    with _replay_room():
+    with replay_room():
         reference_module = load_program("reference", reference)
         if reference_module is None:
             raise ValueError("the reference solution does not import")
@@ -299,7 +313,7 @@ def mistake_digests(calls: list[RecordedCall], mistakes: list[KnownMistake], ref
     return MistakeDigests(digested)
 
 
-class _replay_room:
+class replay_room:
     """The recursion room and the alarm handler a replay needs, restored afterwards."""
 
     def __enter__(self):
@@ -325,10 +339,11 @@ def diagnose(library: Callable[[], Library | None], failed: dict[str, list[Recor
 
     `library` is called in the child, so that reading the mistakes is part of what the limit bounds.
     """
-    found = _in_child(lambda: _matches(library, failed), limit_s)
+    found, _ = _in_child(lambda: _matches(library, failed), limit_s)
     checks: dict[str, list[str]] = {}
     whys: dict[str, str] = {}
-    for nodeid, name, why in found:
+    for nodeid, name, why in (finding for finding in found
+                              if len(finding) == 3 and all(isinstance(part, str) for part in finding)):
         checks.setdefault(name, []).append(nodeid)
         whys[name] = why
     # A mistake that matches on only some of the checks another one matches on explains less of what
@@ -343,14 +358,49 @@ def _matches(build: Callable[[], Library | None], failed: dict[str, list[Recorde
     library = build()
     if library is None:
         return
-    with _replay_room():
+    with replay_room():
         for nodeid, calls in failed.items():
             for mistake in library.matches(calls):
                 yield [nodeid, mistake.name, mistake.why]
 
 
-def _in_child(produce: Callable[[], Iterator[list]], limit_s: float) -> list[list]:
-    """Run `produce` in a forked child and collect what it yields within `limit_s`; the child is then killed.
+REFERENCE = "reference"
+
+
+def alike(calls: dict[str, list[RecordedCall]], mistakes: list[KnownMistake], reference: str,
+          limit_s: float) -> list[tuple[str, ...]] | None:
+    """The groups of known mistakes (and the reference, as REFERENCE) that answer every one of the calls alike.
+
+    None if telling them apart took longer than `limit_s`. The groups are refined call by call, and
+    a mistake is replayed only while another still answers as it does, so most stop within a few calls.
+    """
+    found, finished = _in_child(lambda: _alike([call for recorded in calls.values() for call in recorded],
+                                               mistakes, reference), limit_s)
+    if not finished:
+        return None
+    return [tuple(group) for group in found if all(isinstance(name, str) for name in group)]
+
+
+def _alike(calls: list[RecordedCall], mistakes: list[KnownMistake], reference: str) -> Iterator[list[str]]:
+    with replay_room():
+        programs = {REFERENCE: load_program(REFERENCE, reference)}
+        programs.update((mistake.name, load_program(mistake.name, mistake.source)) for mistake in mistakes)
+        groups = [[name for name, module in programs.items() if module is not None]]
+        for call in calls:
+            refined = []
+            for group in groups:
+                by_answer: dict[str, list[str]] = {}
+                for name in group:
+                    by_answer.setdefault(replay(programs[name], call).canonical(), []).append(name)
+                refined += [names for names in by_answer.values() if len(names) > 1]
+            groups = refined
+            if not groups:
+                break
+        yield from groups
+
+
+def _in_child(produce: Callable[[], Iterator[list]], limit_s: float) -> tuple[list[list], bool]:
+    """Run `produce` in a forked child and collect the lists it yields within `limit_s`, and whether it finished.
 
     The child runs the instructor's programs only, never the student's; forking keeps whatever
     they do (loop, crash the interpreter, print, change the recursion limit) out of the grade.
@@ -366,6 +416,7 @@ def _in_child(produce: Callable[[], Iterator[list]], limit_s: float) -> list[lis
         try:
             for finding in produce():
                 os.write(writing, (json.dumps(finding) + "\n").encode("utf-8"))
+            os.write(writing, b"END\n")
         except BaseException:  # the parent keeps what was written; nothing else may escape a fork
             status = 1
         os._exit(status)
@@ -388,12 +439,13 @@ def _in_child(produce: Callable[[], Iterator[list]], limit_s: float) -> list[lis
         except ProcessLookupError:
             pass
         os.waitpid(pid, 0)
+    lines = buffer.split(b"\n")
     findings = []
-    for line in buffer.split(b"\n"):
+    for line in lines:
         try:
             finding = json.loads(line)
-        except ValueError:  # the last line, cut off by the deadline
+        except ValueError:  # END, or the last line, cut off by the deadline
             continue
-        if isinstance(finding, list) and len(finding) == 3 and all(isinstance(part, str) for part in finding):
+        if isinstance(finding, list):
             findings.append(finding)
-    return findings
+    return findings, b"END" in lines

@@ -30,7 +30,6 @@ from grader.failures import (
     import_failed,
 )
 from grader.catalog import Kit
-from grader.known_mistakes import known_mistakes, reference_source
 from grader.grading.check_list import (
     BadMarker,
     CheckItem,
@@ -46,6 +45,7 @@ from grader.grading.wording import check_message, explanation
 from grader.outcomes import Outcome
 from grader.report import cap
 from grader.run_contract import (
+    CallRecording,
     Check,
     CheckFeedback,
     Collected,
@@ -223,9 +223,9 @@ class GradingSession:
         """Close the sandbox and note which uids were used, for the runner's final sweep; then diagnose."""
         self.exitstatus = int(exitstatus)
         self._close_sandbox()
-        if self.settings.record_calls:
+        if self.settings.record_calls is not CallRecording.NONE:
             write_calls(self.files.calls, {nodeid: calls for nodeid, calls in self.calls.items()
-                                           if self.checks[nodeid].public})
+                                           if self._keeps_calls(self.checks[nodeid])})
         failed = {nodeid: calls for nodeid, calls in self.calls.items()
                   if calls and self.feedback.get(nodeid, CheckFeedback(Outcome.PASSED)).outcome != Outcome.PASSED}
         if failed:
@@ -234,8 +234,15 @@ class GradingSession:
                 limit = max(DIAGNOSIS_FLOOR_S, DIAGNOSIS_SHARE * (time.monotonic() - self.started))
             Diagnosis(diagnose(self._library, failed, limit)).write(self.files.diagnosis)
 
+    def _keeps_calls(self, check: Check) -> bool:
+        """Whether the run keeps this check's calls whether it passes or not (settings.record_calls)."""
+        recording = self.settings.record_calls
+        return recording is CallRecording.ALL or (recording is CallRecording.PUBLIC and check.public)
+
     def _library(self) -> Library | None:
         """The exercise's known mistakes: as code in the kit, as digests in a handout (built in the diagnosing child)."""
+        from grader.known_mistakes import known_mistakes, reference_source  # only a failed grade reads them
+
         exercise = self.kit.resolve(self.settings.exercise)
         reference = reference_source(exercise, self.kit.root)
         if reference is not None:
@@ -283,7 +290,7 @@ class GradingSession:
                 # The check caught the submission on a value, an exception or a crash; the rest cannot change that.
                 item.session.shouldstop = "a check caught the submission"
         if call.when == "teardown":
-            if item.nodeid not in self.feedback and not (self.settings.record_calls and check.public):
+            if item.nodeid not in self.feedback and not self._keeps_calls(check):
                 self.calls.pop(item.nodeid, None)  # passed: nothing to diagnose
             outputs = "".join(self.outputs.pop(item.nodeid, []))
             self.notes.pop(item.nodeid, None)

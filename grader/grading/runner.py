@@ -13,15 +13,26 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 
 from grader.grading import PLUGIN
 from grader.report import build_report
 from grader.catalog import PUBLIC_CHECKS, Exercise, Kit, KitError
-from grader.run_contract import Check, Collected, Diagnosis, RunFiles, RunSettings, SandboxFacts, StopAt, read_json
+from grader.run_contract import (
+    CallRecording,
+    Check,
+    Collected,
+    Diagnosis,
+    RunFiles,
+    RunSettings,
+    SandboxFacts,
+    StopAt,
+    read_json,
+)
 from grader.submission import (
     Submission,
     SubmissionProblem,
@@ -30,6 +41,9 @@ from grader.submission import (
     unusable_submission_sha256,
 )
 from grader.sandbox import IMPORT_TIMEOUT, linux_mechanisms, reaper_command, sweep_workers
+
+if TYPE_CHECKING:
+    from grader.grading.diagnosis import RecordedCall
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -220,13 +234,24 @@ def collect_checks(kit: Kit, exercise: Exercise) -> tuple[Check, ...]:
 
 
 def grade(kit: Kit, exercise: Exercise, submission: Submission, seed: int | None = None,
-          stop_at: StopAt = StopAt.NEVER) -> dict:
+          stop_at: StopAt = StopAt.NEVER, diagnosis_limit_s: float | None = None) -> dict:
     """Grade one submission of one exercise and return the native report.
 
     `stop_at` may end the grade early, when only whether the submission loses points matters (the
     mutation report, grade check's mistakes): a mutant that makes the search slow then costs one
-    deadline, not all.
+    deadline, not all. `diagnosis_limit_s` replaces the diagnosis's default share of the grade's time.
     """
+    return _grade(kit, exercise, submission, seed, stop_at, diagnosis_limit_s, CallRecording.NONE)[0]
+
+
+def grade_recording_calls(kit: Kit, exercise: Exercise, submission: Submission, recording: CallRecording,
+                          seed: int | None = None) -> tuple[dict, dict[str, list[RecordedCall]]]:
+    """Grade, and also return the calls the checks (public ones, or all) made, by check nodeid."""
+    return _grade(kit, exercise, submission, seed, StopAt.NEVER, None, recording)
+
+
+def _grade(kit: Kit, exercise: Exercise, submission: Submission, seed: int | None, stop_at: StopAt,
+           diagnosis_limit_s: float | None, recording: CallRecording) -> tuple[dict, dict[str, list[RecordedCall]]]:
     started_at = datetime.now(timezone.utc)
     started = time.monotonic()
     files = RunFiles(Path(tempfile.mkdtemp(prefix="minimax-kit-run-")))
@@ -243,10 +268,11 @@ def grade(kit: Kit, exercise: Exercise, submission: Submission, seed: int | None
         if seed is None:
             seed = derive_seed(exercise.id, sha256 or "")
         # A notebook's cells name the module's lines in what the report says.
-        settings = _run_settings(exercise, seed, source_dir, submission_error,
-                                 layout.source_map if layout else None, stop_at)
+        settings = replace(_run_settings(exercise, seed, source_dir, submission_error,
+                                         layout.source_map if layout else None, stop_at),
+                           diagnosis_limit_s=diagnosis_limit_s, record_calls=recording)
         collected, fault, raw = _run_checks(kit, exercise, files, settings, started)
-        return build_report(
+        report = build_report(
             exercise={"id": exercise.id, "slug": exercise.slug, "title": exercise.title},
             submission={"path": submission.shown_as, "sha256": sha256, **(layout.report_fields() if layout else {})},
             seed=seed,
@@ -259,6 +285,11 @@ def grade(kit: Kit, exercise: Exercise, submission: Submission, seed: int | None
             call_timeout=exercise.call_timeout,
             diagnosis=Diagnosis.read(files.diagnosis),
         )
+        if recording is CallRecording.NONE:
+            return report, {}
+        from grader.grading.diagnosis import read_calls  # only grade export and grade check keep calls
+
+        return report, read_calls(files.calls)
     finally:
         shutil.rmtree(files.folder, ignore_errors=True)
 

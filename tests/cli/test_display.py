@@ -159,3 +159,25 @@ def test_a_grade_that_waited_for_a_cpu_says_so_and_one_that_did_not_is_silent():
     assert "This grade waited 3 s for a CPU" in " ".join(shown.split())
     assert "2 graded (1 new, 1 again alone after CPU contention)" in instructor_view.regraded_words(
         {Regraded.NEW: 1, Regraded.CONTENTION: 1})
+
+
+def test_a_diagnosis_is_shown_under_the_failed_checks_with_the_checks_it_matched():
+    report = golden_report("partial_solution")
+    shown = render(display.print_report, report, [])
+    lines = shown.splitlines()
+    start = next(index for index, line in enumerate(lines) if line.startswith("Your answers match a known mistake"))
+    assert lines[start:start + 2] == ["Your answers match a known mistake: pair returns a list where a tuple is asked",
+                                      "for."]  # wrapped at 80 columns
+    assert lines[start + 2:start + 6] == ["      on the checks:", "      - pair is a tuple",
+                                          "      - tag rejects a negative number",
+                                          "      - push appends to the list it is given"]
+    assert start > lines.index("Failed hidden checks (their inputs stay secret)")  # under the failed checks
+    report["diagnosis"][0]["checks"] *= 2  # six: four are named, the rest counted
+    assert "      and 2 more checks" in render(display.print_report, report, []).splitlines()
+
+
+def test_no_diagnosis_no_words():
+    assert "known mistake" not in render(display.print_report, golden_report("full_solution"), [])
+    older = golden_report("partial_solution")
+    del older["diagnosis"]  # a report stored before diagnoses
+    assert "known mistake" not in render(display.print_report, older, [])

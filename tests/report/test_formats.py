@@ -221,3 +221,32 @@ def test_exercism_all_errors_only_when_nothing_ran(reports):
     assert all_passed["status"] == "pass"
     nothing_ran = to_exercism(summarize([reports["syntax_error"], reports["syntax_error"]]))
     assert nothing_ran["status"] == "error" and "SyntaxError" in nothing_ran["message"]
+
+
+PAIR_WHY = "pair returns a list where a tuple is asked for."
+
+
+def test_the_diagnosis_reaches_every_format_and_gradescope_names_no_hidden_check_in_its_summary(reports):
+    """The partial solution is the toy kit's wrong/pair_as_list.py: one public and two hidden checks match it."""
+    report = reports["partial_solution"]
+    assert [(entry["mistake"], len(entry["checks"])) for entry in report["diagnosis"]] == [("pair_as_list", 3)]
+    gradescope = to_gradescope(report)
+    # Shown to everyone at once (hidden checks' results may come later): public names, hidden ones counted.
+    assert gradescope["output"].splitlines()[-1] == (f"Your answers match a known mistake: {PAIR_WHY} "
+                                                     "(on 'pair is a tuple', 2 hidden checks)")
+    matched = {test["name"] for test in gradescope["tests"] if PAIR_WHY in test["output"]}
+    assert matched == {"pair is a tuple", "tag rejects a negative number", "push appends to the list it is given"}
+    exercism = {test["name"]: test["message"] for test in to_exercism(report)["tests"]}
+    assert exercism["pair is a tuple"].endswith(f"\nYour answers match a known mistake: {PAIR_WHY}")
+    assert exercism["add of two small numbers"] is None  # passed
+    classroom = [test for test in to_classroom(report)["tests"] if test["name"].startswith("pair is a tuple")]
+    assert PAIR_WHY in classroom[0]["name"] and PAIR_WHY in classroom[0]["message"]
+    junit = ET.fromstring(render(report, "junit"))
+    assert PAIR_WHY in junit.find(".//testcase[@name='pair is a tuple']/failure").text
+
+
+def test_a_report_without_a_diagnosis_still_renders(reports):
+    """Reports stored before diagnoses lack the field; every format reads them as before."""
+    older = {key: value for key, value in reports["partial_solution"].items() if key != "diagnosis"}
+    for fmt in FORMATS:
+        assert PAIR_WHY not in render(older, fmt)

@@ -1,0 +1,150 @@
+"""The diagnosis: answers compared exactly, known mistakes replayed in a child under a deadline, digests for handouts."""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+
+import pytest
+
+from grader.failures import FailureKind
+from grader.grading.diagnosis import (
+    REFERENCE,
+    Answer,
+    CodeLibrary,
+    MistakeDigests,
+    RecordedCall,
+    alike,
+    diagnose,
+    load_program,
+    mistake_digests,
+    read_calls,
+    replay,
+    replay_room,
+    write_calls,
+)
+from grader.known_mistakes import KnownMistake
+
+REFERENCE_CODE = "def double(x):\n    return 2 * x\n\ndef pair(x):\n    return (x, x)\n"
+OFF_BY_ONE = KnownMistake("off_by_one", "adds one too many", "def double(x):\n    return 2 * x + 1\n", "mutant")
+SQUARES = KnownMistake("squares", "squares instead of doubling", "def double(x):\n    return x * x\n", "mutant")
+SAME = KnownMistake("same_as_reference", "a mistake no call shows", REFERENCE_CODE, "mutant")
+
+
+def returned(function: str, args: tuple, value, observed: bool = False) -> RecordedCall:
+    return RecordedCall(function, args, {}, observed, Answer("returned", value), 1.0)
+
+
+def test_answers_keep_types_apart_and_round_floats():
+    assert Answer("returned", (1, 2)).canonical() != Answer("returned", [1, 2]).canonical()
+    assert Answer("returned", True).canonical() != Answer("returned", 1).canonical()
+    assert Answer("returned", 1).canonical() != Answer("returned", 1.0).canonical()
+    assert Answer("returned", 0.1 + 0.2).canonical() == Answer("returned", 0.3).canonical()
+    assert Answer("returned", {"a": [1]}).canonical() != Answer("returned", {"a": (1,)}).canonical()
+    assert Answer.failed(FailureKind.MEMORY) == Answer.failed(FailureKind.CRASH)
+
+
+def program(source: str):
+    module = load_program("test", source)
+    assert module is not None
+    return module
+
+
+def test_a_replay_answers_as_the_worker_would():
+    module = program(
+        "class Bad(ValueError):\n    pass\n"
+        "def raises(x):\n    raise Bad(x)\n"
+        "def leaves(x):\n    raise SystemExit(3)\n"
+        "def counts(n):\n    yield from range(n)\n"
+        "def as_set(x):\n    return {x}\n"
+        "def appends(items):\n    items.append(1)\n    return len(items)\n"
+        "def loops(x):\n    while True:\n        pass\n")
+    assert replay(module, returned("raises", (1,), None)) == Answer("raised", "ValueError")
+    assert replay(module, returned("leaves", (1,), None)) == Answer.failed(FailureKind.CRASH)
+    assert replay(module, returned("counts", (3,), None)) == Answer("returned", [0, 1, 2])
+    assert replay(module, returned("as_set", (1,), None)) == Answer.failed(FailureKind.BAD_VALUE)
+    assert replay(module, returned("missing", (1,), None)) == Answer.failed(FailureKind.MISSING)
+    items = [0]
+    observed = replay(module, returned("appends", (items,), None, observed=True))
+    assert observed == Answer("returned", (2, ([0, 1],), {}))
+    assert items == [0]  # replayed on a copy: the recorded call is left as it was
+    quick = RecordedCall("loops", (1,), {}, False, Answer("returned", None), 0.2)
+    started = time.monotonic()
+    with replay_room():  # the alarm that ends a replay past its limit
+        assert replay(module, quick) == Answer.failed(FailureKind.TIMEOUT)
+    assert time.monotonic() - started < 2
+
+
+def test_a_mistake_is_named_when_it_answers_every_call_as_the_student_and_one_unlike_the_reference():
+    library = CodeLibrary([OFF_BY_ONE, SQUARES, SAME], REFERENCE_CODE)
+    student = [returned("double", (2,), 5), returned("double", (3,), 7)]
+    assert [mistake.name for mistake in library.matches(student)] == ["off_by_one"]
+    # 2 * 2 == 2 ** 2: on this call alone squaring cannot be told from doubling, nor from the reference
+    assert [mistake.name for mistake in library.matches([returned("double", (2,), 4)])] == []
+    assert [mistake.name for mistake in library.matches([returned("double", (3,), 9)])] == ["squares"]
+
+
+def test_diagnose_runs_in_a_child_keeps_the_widest_match_and_stops_at_its_limit():
+    library = CodeLibrary([OFF_BY_ONE, SQUARES], REFERENCE_CODE)
+    failed = {"a": [returned("double", (3,), 7)], "b": [returned("double", (4,), 9)],
+              "c": [returned("double", (3,), 9)]}
+    found = diagnose(lambda: library, failed, 10.0)
+    assert [(entry.mistake, entry.checks) for entry in found] == [("off_by_one", ("a", "b")), ("squares", ("c",))]
+    # squares matches on "a" alone where off_by_one matches on "a" and "b": the narrower one is left out
+    narrower = {"a": [returned("double", (2,), 5)], "b": [returned("double", (3,), 7)]}
+    both = CodeLibrary([OFF_BY_ONE, KnownMistake("off_on_two", "adds one at 2", "def double(x):\n"
+                                                 "    return 5 if x == 2 else 2 * x\n", "mutant")], REFERENCE_CODE)
+    assert [entry.mistake for entry in diagnose(lambda: both, narrower, 10.0)] == ["off_by_one"]
+    stuck = KnownMistake("stuck", "never imports", "import time\ntime.sleep(60)\n", "wrong")
+    started = time.monotonic()
+    assert diagnose(lambda: CodeLibrary([stuck], REFERENCE_CODE), failed, 0.5) == ()
+    assert time.monotonic() - started < 5
+    # A mistake that ends its process ends only the child: what was found before it is kept.
+    dies = KnownMistake("dies", "ends the process", "import os\nos._exit(9)\n", "wrong")
+    found = diagnose(lambda: CodeLibrary([OFF_BY_ONE, dies], REFERENCE_CODE), failed, 10.0)
+    assert [(entry.mistake, entry.checks) for entry in found] == [("off_by_one", ("a",))]
+
+
+def test_digests_name_a_mistake_from_its_answers_and_hold_no_answer_in_the_clear(tmp_path):
+    calls = [returned("double", (2,), 4), returned("double", (3,), 6)]
+    digests = mistake_digests(calls, [OFF_BY_ONE, SQUARES, SAME], REFERENCE_CODE)
+    by_name = {mistake.name: mistake for mistake in digests.mistakes}
+    assert len(by_name["off_by_one"].answers) == 2
+    assert len(by_name["squares"].answers) == 1  # squaring 2 is doubling it: only the call on 3 tells
+    assert by_name["same_as_reference"].answers == {}
+    path = tmp_path / "known_mistakes.json"
+    path.write_text(json.dumps(digests.as_data()))
+    shipped = [text for mistake in digests.mistakes for pair in mistake.answers.items() for text in pair]
+    assert shipped and all(re.fullmatch("[0-9a-f]{32}", text) for text in shipped)
+    read = MistakeDigests.read(path)
+    assert [mistake.name for mistake in read.matches([returned("double", (3,), 7)])] == ["off_by_one"]
+    assert [mistake.name for mistake in read.matches([returned("double", (3,), 9)])] == ["squares"]
+    assert [mistake.name for mistake in read.matches([returned("double", (3,), 8)])] == []
+    assert [mistake.name for mistake in read.matches([returned("double", (5,), 11)])] == []  # no digest for it
+
+
+@pytest.mark.parametrize("text", ["", "[]", '{"format_version": 2, "mistakes": []}',
+                                  '{"format_version": 1, "mistakes": [{"name": "x"}]}'])
+def test_a_digest_file_that_is_not_the_kits_is_no_library(tmp_path, text):
+    path = tmp_path / "known_mistakes.json"
+    path.write_text(text)
+    assert MistakeDigests.read(path) is None
+    assert MistakeDigests.read(tmp_path / "absent.json") is None
+
+
+def test_alike_groups_the_mistakes_no_call_tells_apart():
+    twin = KnownMistake("twin", "the same slip, written otherwise", "def double(x):\n    return x + x + 1\n", "mutant")
+    calls = {"a": [returned("double", (2,), 4)], "b": [returned("double", (3,), 6)]}
+    groups = alike(calls, [OFF_BY_ONE, SQUARES, SAME, twin], REFERENCE_CODE, 30.0)
+    assert sorted(map(sorted, groups)) == [["off_by_one", "twin"], [REFERENCE, "same_as_reference"]]
+    slow = KnownMistake("slow", "sleeps", "import time\ndef double(x):\n    time.sleep(0.9)\n    return 2 * x\n", "mutant")
+    assert alike({"a": [returned("double", (2,), 4)] * 5}, [slow, SAME], REFERENCE_CODE, 0.5) is None
+
+
+def test_recorded_calls_round_trip_with_their_types(tmp_path):
+    calls = {"check::one": [returned("pair", ((1, [2]),), (3, 3)),
+                            RecordedCall("double", (1,), {"x": (2,)}, True, Answer("raised", "ValueError"), 0.5)]}
+    write_calls(tmp_path / "calls.json", calls)
+    assert read_calls(tmp_path / "calls.json") == calls
+    assert read_calls(tmp_path / "none.json") == {}
