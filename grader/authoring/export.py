@@ -10,9 +10,15 @@ from pathlib import Path
 
 import grader
 from grader.catalog import GAME_FILE, HIDDEN_HELPER_PREFIX, PUBLIC_CHECKS, WITHHELD_FILE, Exercise, Kit, KitError
-from grader.report import DEFAULT_HIDDEN_VISIBILITY
+from grader.grading import collect_checks, grade_recording_calls, in_parallel, mistake_digests
+from grader.known_mistakes import MUTANTS_FILE, known_mistakes
 from grader.notebook import handout_notebook, notebook_name
-from grader.grading import collect_checks
+from grader.report import DEFAULT_HIDDEN_VISIBILITY
+from grader.run_contract import CallRecording
+from grader.submission import Submission
+
+# How long replaying one exercise's known mistakes on its public checks' calls may take.
+DIGESTS_LIMIT_S = 300.0
 
 
 _STUDENT_README = """# minimax-kit: your exercises
@@ -146,6 +152,27 @@ def _write_notebook(exercise: Exercise, folder: Path) -> None:
     (folder / name).write_text(text, encoding="utf-8")
 
 
+def mistake_table(kit: Kit, exercise: Exercise) -> dict | None:
+    """The handout's known_mistakes.json for an exercise: its known mistakes sealed with their answers to the
+    public checks' calls (grading.MistakeDigests); None when it has no known mistake or no solutions here."""
+    reference = exercise.solution_dir(kit.root) / exercise.module
+    if not reference.is_file():
+        return None
+    mistakes = known_mistakes(exercise, kit.root)
+    if not mistakes:
+        return None
+    report, calls = grade_recording_calls(kit, exercise, Submission(reference, reference.name), CallRecording.PUBLIC)
+    if report["status"] != "pass":
+        raise KitError(f"{reference}: the reference must pass its checks before its mistakes can ship "
+                       f"(run grade check {exercise.id})")
+    table = mistake_digests([call for recorded in calls.values() for call in recorded], mistakes,
+                            reference.read_text(encoding="utf-8"), DIGESTS_LIMIT_S)
+    if table is None:
+        raise KitError(f"{exercise.id}: replaying its known mistakes on the public checks took over "
+                       f"{DIGESTS_LIMIT_S:g} s")
+    return table.as_data()
+
+
 def export_handout(kit: Kit, target: Path, notebooks: bool = False) -> list[str]:
     """Write the student handout to `target`, with each stub as a notebook too if asked; return the exercise names."""
     _empty_target(target)
@@ -157,7 +184,10 @@ def export_handout(kit: Kit, target: Path, notebooks: bool = False) -> list[str]
     workflow.write_text(classroom_workflow(kit.exercises()), encoding="utf-8")
     _copy_package(target / "grader")
     names = []
-    for exercise in kit.exercises():
+    exercises = kit.exercises()
+    # Each exercise's reference graded once, in parallel: the calls its known mistakes are sealed against.
+    tables = in_parallel(lambda exercise: mistake_table(kit, exercise), exercises)
+    for exercise, table in zip(exercises, tables):
         folder = target / "exercises" / exercise.name
         (folder / "checks").mkdir(parents=True)
         for source in (exercise.path / "exercise.toml", exercise.path / "README.md", exercise.stub_path,
@@ -175,6 +205,8 @@ def export_handout(kit: Kit, target: Path, notebooks: bool = False) -> list[str]
         hidden = [check for check in collect_checks(kit, exercise) if not check.public]
         withheld = {"checks": len(hidden), "points": sum(check.points for check in hidden)}
         (folder / "checks" / WITHHELD_FILE).write_text(json.dumps(withheld) + "\n", encoding="utf-8")
+        if table is not None:  # the handout's diagnosis: no solution, no mistake's code, only sealed answers
+            (folder / exercise.mistake_digests_path.name).write_text(json.dumps(table) + "\n", encoding="utf-8")
         names.append(exercise.name)
     return names
 
@@ -208,3 +240,10 @@ def export_gradescope(kit: Kit, archive: Path, exercise: Exercise | None = None,
             for path in item.check_helpers(item.check_files()):
                 if not path.is_relative_to(item.path):
                     bundle.write(path, f"exercises/{item.name}/checks/{path.name}")
+            # The known mistakes and the reference they are told from, for the diagnosis at marking time,
+            # where the hidden checks' inputs change with each submission. Closed to the workers' uids as
+            # the hidden checks are (SECURITY.md); alt/ and nothing/ stay behind.
+            solutions = item.solution_dir(kit.root)
+            for path in [solutions / item.module, solutions / MUTANTS_FILE, *sorted(solutions.glob("wrong/*.py"))]:
+                if path.is_file():
+                    bundle.write(path, f"solutions/{item.name}/{path.relative_to(solutions).as_posix()}")

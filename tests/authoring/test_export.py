@@ -16,7 +16,7 @@ from grader.authoring.export import public_check_modules
 from grader.notebook import handout_notebook, module_cells, notebook_name
 from grader.grading.runner import grade
 from grader.submission import Submission
-from tests.conftest import REPO, run_grade
+from tests.conftest import REPO, mutant_file, run_grade
 
 
 def _distinctive_lines(path: Path) -> set[str]:
@@ -33,6 +33,24 @@ def test_grade_new_scaffolds_an_exercise_that_passes_grade_check(toy_kit):
     assert "✓ ex07_endgame_tables" in check.stdout
 
 
+@pytest.mark.parametrize("exercise_id, mistake", [("ex04", "strict_greater"), ("ex09", "misere_as_normal"),
+                                                  ("ex01", "last_counter_wins")])
+def test_a_known_mistake_graded_in_the_handout_is_named(repo_kit, handout, tmp_path, exercise_id, mistake):
+    """The handout has neither the reference nor the mistakes' code, only their sealed answers to the public
+    checks; a student who makes a known mistake there is still told which."""
+    exercise = repo_kit.resolve(exercise_id)
+    wrong = exercise.solution_dir(REPO) / "wrong" / f"{mistake}.py"
+    path = wrong if wrong.is_file() else mutant_file(repo_kit, exercise_id, mistake, tmp_path)
+    result = run_grade(exercise_id, "--submission", str(path), "--output", "-", cwd=handout)
+    report = json.loads(result.stdout)
+    assert report["score"] < report["max_score"]
+    assert mistake in [entry["mistake"] for entry in report["diagnosis"]]
+    assert all(check.startswith("checks/test_public.py::") for entry in report["diagnosis"] for check in entry["checks"])
+    solution = exercise.solution_dir(REPO) / exercise.module
+    passed = json.loads(run_grade(exercise_id, "--submission", str(solution), "--output", "-", cwd=handout).stdout)
+    assert passed["status"] == "pass" and passed["diagnosis"] == []
+
+
 @pytest.mark.parametrize(
     "args, words",
     [
@@ -47,10 +65,16 @@ def test_grade_new_refuses_bad_names(toy_kit, args, words):
     assert result.returncode == 2 and words in result.stderr
 
 
-def test_the_handout_has_no_hidden_checks_and_no_solutions(repo_kit, tmp_path):
-    handout = tmp_path / "handout"
-    result = run_grade("export", str(handout), cwd=REPO)
+@pytest.fixture(scope="module")
+def handout(tmp_path_factory) -> Path:
+    """The real kit's student handout, exported once for the tests that read it."""
+    folder = tmp_path_factory.mktemp("export") / "handout"
+    result = run_grade("export", str(folder), cwd=REPO)
     assert result.returncode == 0, result.stderr
+    return folder
+
+
+def test_the_handout_has_no_hidden_checks_and_no_solutions(repo_kit, handout):
     assert not (handout / "solutions").exists()
     assert not list(handout.rglob("test_hidden.py"))
     # `grade play` works in the handout: every game file ships beside its stub.
@@ -73,6 +97,13 @@ def test_the_handout_has_no_hidden_checks_and_no_solutions(repo_kit, tmp_path):
         if path.is_file() and path.suffix in (".py", ".md", ".toml", ".json", ".yml"):
             leaked = _distinctive_lines(path) & secrets
             assert not leaked, f"{path.relative_to(handout)} holds hidden text: {sorted(leaked)[:3]}"
+    # The known mistakes ship only as sealed entries: no name, no why, no answer in the clear.
+    tables = sorted(handout.glob("exercises/*/known_mistakes.json"))
+    assert len(tables) == len(repo_kit.exercises())
+    for table in tables:
+        data = json.loads(table.read_text())
+        texts = [*data["mistakes"], *data["calls"], *(entry for entries in data["calls"].values() for entry in entries)]
+        assert all(set(text) <= set("0123456789abcdef") for text in texts), table
     workflow = (handout / ".github" / "workflows" / "grade.yml").read_text()
     # Every exercise is graded and handed to GitHub Classroom's reporter (run in tests/report/test_classroom_format.py).
     ids = " ".join(exercise.id for exercise in repo_kit.exercises())
@@ -217,7 +248,9 @@ def test_the_gradescope_bundle_grades_a_submission_into_results_json(toy_kit, tm
     with zipfile.ZipFile(bundle) as archive:
         names = archive.namelist()
         assert "setup.sh" in names and "run_autograder" in names
-        assert not any(name.startswith("solutions/") for name in names)
+        # Of the solutions, only what a diagnosis at marking time reads: the reference and the known mistakes.
+        assert sorted(name for name in names if name.startswith("solutions/")) == [
+            "solutions/ex01_toy/toy.py", "solutions/ex01_toy/wrong/pair_as_list.py"]
         assert "exercises/ex01_toy/checks/test_hidden.py" in names
         archive.extractall(root / "source")
     (root / "submission").mkdir()
@@ -236,6 +269,8 @@ def test_the_gradescope_bundle_grades_a_submission_into_results_json(toy_kit, tm
         expected = "visible" if native[test["name"]] == "public" else (chosen or "after_due_date")
         assert test["visibility"] == expected, test["name"]
     assert results["output_format"] == results["test_output_format"] == results["test_name_format"] == "text"
+    assert results["output"].endswith("Your answers match a known mistake: pair returns a list where a tuple is "
+                                      "asked for. (on 'pair is a tuple', 2 hidden checks)")
 
 
 def grade_native(kit) -> str:

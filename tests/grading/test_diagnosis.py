@@ -106,26 +106,37 @@ def test_diagnose_runs_in_a_child_keeps_the_widest_match_and_stops_at_its_limit(
     assert [(entry.mistake, entry.checks) for entry in found] == [("off_by_one", ("a",))]
 
 
-def test_digests_name_a_mistake_from_its_answers_and_hold_no_answer_in_the_clear(tmp_path):
+def test_a_handouts_table_names_a_mistake_only_to_answers_that_make_it_and_shows_nothing_else(tmp_path):
     calls = [returned("double", (2,), 4), returned("double", (3,), 6)]
-    digests = mistake_digests(calls, [OFF_BY_ONE, SQUARES, SAME], REFERENCE_CODE)
-    by_name = {mistake.name: mistake for mistake in digests.mistakes}
-    assert len(by_name["off_by_one"].answers) == 2
-    assert len(by_name["squares"].answers) == 1  # squaring 2 is doubling it: only the call on 3 tells
-    assert by_name["same_as_reference"].answers == {}
+    digests = mistake_digests(calls, [OFF_BY_ONE, SQUARES, SAME], REFERENCE_CODE, 30.0)
+    # same_as_reference answers as the reference does everywhere: it has nothing to ship
+    assert len(digests.names) == 2 and sorted(digests.calls) == sorted(call.digest() for call in calls)
     path = tmp_path / "known_mistakes.json"
     path.write_text(json.dumps(digests.as_data()))
-    shipped = [text for mistake in digests.mistakes for pair in mistake.answers.items() for text in pair]
-    assert shipped and all(re.fullmatch("[0-9a-f]{32}", text) for text in shipped)
+    shipped = json.loads(path.read_text())
+    texts = [*shipped["mistakes"], *shipped["calls"], *(entry for entries in shipped["calls"].values()
+                                                        for entry in entries)]
+    assert set(shipped) == {"format_version", "mistakes", "calls"}  # hex and nothing else: no name, why or answer
+    assert all(re.fullmatch("[0-9a-f]+", text) for text in texts)
     read = MistakeDigests.read(path)
     assert [mistake.name for mistake in read.matches([returned("double", (3,), 7)])] == ["off_by_one"]
-    assert [mistake.name for mistake in read.matches([returned("double", (3,), 9)])] == ["squares"]
+    assert [mistake.why for mistake in read.matches([returned("double", (3,), 9)])] == ["squares instead of doubling"]
     assert [mistake.name for mistake in read.matches([returned("double", (3,), 8)])] == []
-    assert [mistake.name for mistake in read.matches([returned("double", (5,), 11)])] == []  # no digest for it
+    assert [mistake.name for mistake in read.matches([returned("double", (5,), 11)])] == []  # no entry for it
+    # Every covered call must open: right on one call and wrong on the other is not off_by_one
+    assert [mistake.name for mistake in read.matches([returned("double", (2,), 5), returned("double", (3,), 6)])] == []
+    assert [mistake.name for mistake in read.matches([returned("double", (2,), 5), returned("double", (3,), 7)])] == [
+        "off_by_one"]
+    # squares answers the call on 2 as the reference does: a student who does too, and squares 3, is named
+    assert [mistake.name for mistake in read.matches([returned("double", (2,), 4), returned("double", (3,), 9)])] == [
+        "squares"]
+    assert [mistake.name for mistake in read.matches([returned("double", (2,), 5), returned("double", (3,), 9)])] == []
 
 
 @pytest.mark.parametrize("text", ["", "[]", '{"format_version": 2, "mistakes": []}',
-                                  '{"format_version": 1, "mistakes": [{"name": "x"}]}'])
+                                  '{"format_version": 1, "mistakes": [3], "calls": {}}',
+                                  '{"format_version": 1, "mistakes": ["ab"], "calls": {"cd": []}}',
+                                  '{"format_version": 1, "mistakes": []}'])
 def test_a_digest_file_that_is_not_the_kits_is_no_library(tmp_path, text):
     path = tmp_path / "known_mistakes.json"
     path.write_text(text)
