@@ -1,4 +1,5 @@
-"""The class report of `grade batch`: OUT/report.html, one self-contained page of charts and tables, and checks.csv.
+"""The class report of `grade batch`: OUT/report.html, one self-contained page of charts and tables, checks.csv
+and mistakes.csv.
 
 The numbers come from `item_analysis`; this module reads the reports, words the facts and draws
 them. The page is a Jinja2 template shipped in the package (autoescaped), with matplotlib's
@@ -29,7 +30,6 @@ from grader.classroom.item_analysis import (
     attempt_from_report,
 )
 
-PAGE, CHECKS = "report.html", "checks.csv"
 # Beyond this many points a bar per score would be too thin to read, so the scores share bins.
 BAR_PER_SCORE_UP_TO = 40
 SLOWEST = 5
@@ -143,7 +143,8 @@ def _environment() -> jinja2.Environment:
     environment.filters.update(score=_score, mean=lambda value: f"{value:.2f}", kinds=_kinds,
                                percent=lambda value: f"{value:.0%}", seconds=lambda value: f"{value:.3f}")
     environment.globals.update(flag_words=FLAG_WORDS, undefined_words=UNDEFINED_WORDS, kind_words=KIND_WORDS,
-                               report_href=lambda student, exercise: f"{quote(student, safe='')}/{exercise}.json")
+                               report_href=lambda student, exercise: f"{quote(student, safe='')}/{exercise}.json",
+                               plain_why=lambda why: why.replace("``", ""))
     return environment
 
 
@@ -176,14 +177,30 @@ def check_rows(exercise: ExerciseAnalysis) -> list[list[str]]:
             for check in exercise.checks]
 
 
+MISTAKE_COLUMNS = ["exercise", "mistake", "why", "students", "share", "folders"]
+
+
+def mistake_rows(exercise: ExerciseAnalysis) -> list[list[str]]:
+    """The rows of mistakes.csv for one exercise: each known mistake, its students and their folders."""
+    return [[exercise.id, mistake.name, mistake.why, str(len(mistake.students)),
+             f"{len(mistake.students) / exercise.summary.students:.4f}", ";".join(mistake.students)]
+            for mistake in exercise.misconceptions]
+
+
+def _write_csv(path: Path, columns: list[str], rows: list[list[str]]) -> None:
+    with open(path, "w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(columns)
+        writer.writerows(rows)
+
+
 def write_class_report(attempts: list[Attempt], out: Path) -> ClassAnalysis:
-    """Write OUT/report.html and OUT/checks.csv from the attempts, and return what they show."""
+    """Write OUT/report.html, OUT/checks.csv and OUT/mistakes.csv from the attempts, and return what they show."""
     analysis = analyse_class(attempts)
     out.mkdir(parents=True, exist_ok=True)
-    with open(out / CHECKS, "w", newline="", encoding="utf-8") as handle:
-        writer = csv.writer(handle)
-        writer.writerow(CHECK_COLUMNS)
-        for exercise in analysis.exercises:
-            writer.writerows(check_rows(exercise))
-    (out / PAGE).write_text(render_page(analysis), encoding="utf-8")
+    folder = ClassFolder(out)
+    _write_csv(folder.checks_table, CHECK_COLUMNS, [row for exercise in analysis.exercises for row in check_rows(exercise)])
+    _write_csv(folder.mistakes_table, MISTAKE_COLUMNS,
+               [row for exercise in analysis.exercises for row in mistake_rows(exercise)])
+    folder.page.write_text(render_page(analysis), encoding="utf-8")
     return analysis

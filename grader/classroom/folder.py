@@ -43,6 +43,11 @@ class ClassFolder:
         """checks.csv: a row per check."""
         return self.root / "checks.csv"
 
+    @property
+    def mistakes_table(self) -> Path:
+        """mistakes.csv: a row per known mistake some student's answers match."""
+        return self.root / "mistakes.csv"
+
 
 def inputs_path(report_path: Path) -> Path:
     """Where `grade batch` keeps the record of what produced a report: beside it, hidden (.ex04.inputs.json)."""

@@ -40,6 +40,14 @@ class CheckResult:
 
 
 @dataclass(frozen=True)
+class Mistake:
+    """A known mistake a report's diagnosis names."""
+
+    name: str
+    why: str
+
+
+@dataclass(frozen=True)
 class Attempt:
     """One student's report on one exercise."""
 
@@ -50,6 +58,8 @@ class Attempt:
     score: float
     max_score: float
     checks: tuple[CheckResult, ...]
+    mistakes: tuple[Mistake, ...] = ()
+    """The known mistakes the report's diagnosis names (a report from before diagnoses names none)."""
 
 
 def _check_result(entry: dict, where: str) -> CheckResult:
@@ -75,6 +85,16 @@ def _check_result(entry: dict, where: str) -> CheckResult:
         message=message if public and isinstance(message, str) else None)
 
 
+def _mistakes(report: dict) -> tuple[Mistake, ...]:
+    """The report's diagnosis, if it has one."""
+    entries = report.get("diagnosis", [])
+    if not isinstance(entries, list):
+        raise ValueError(f"the report: field 'diagnosis' is {type(entries).__name__}, not a list")
+    return tuple(Mistake(report_field(entry, "mistake", str, f"the report's diagnosis[{index}]"),
+                         report_field(entry, "why", str, f"the report's diagnosis[{index}]"))
+                 for index, entry in enumerate(entries))
+
+
 def attempt_from_report(student: str, report: dict) -> Attempt:
     """The facts of one native report; a missing or mistyped field is a ValueError that names it."""
     exercise = report_field(report, "exercise", dict, "the report")
@@ -85,7 +105,8 @@ def attempt_from_report(student: str, report: dict) -> Attempt:
         title=report_field(exercise, "title", str, "the report's exercise"), status=status,
         score=float(report_field(report, "score", (int, float), "the report")),
         max_score=float(report_field(report, "max_score", (int, float), "the report")),
-        checks=tuple(_check_result(entry, f"the report's tests[{index}]") for index, entry in enumerate(tests)))
+        checks=tuple(_check_result(entry, f"the report's tests[{index}]") for index, entry in enumerate(tests)),
+        mistakes=_mistakes(report))
 
 
 class Flag(StrEnum):
@@ -213,6 +234,27 @@ def group_messages(attempts: Iterable[Attempt], limit: int) -> tuple[MessageGrou
 
 
 @dataclass(frozen=True)
+class Misconception:
+    """A known mistake and the students whose answers match it."""
+
+    name: str
+    why: str
+    students: tuple[str, ...]
+
+
+def count_misconceptions(attempts: Iterable[Attempt]) -> tuple[Misconception, ...]:
+    """Each known mistake some report names, with its students: most common first, then by name."""
+    students: dict[str, list[str]] = {}
+    whys: dict[str, str] = {}
+    for attempt in attempts:
+        for mistake in attempt.mistakes:
+            students.setdefault(mistake.name, []).append(attempt.student)
+            whys[mistake.name] = mistake.why
+    ranked = sorted(students, key=lambda name: (-len(set(students[name])), name))
+    return tuple(Misconception(name, whys[name], tuple(sorted(set(students[name])))) for name in ranked)
+
+
+@dataclass(frozen=True)
 class ExerciseAnalysis:
     """One exercise across the class."""
 
@@ -224,6 +266,8 @@ class ExerciseAnalysis:
     messages: tuple[MessageGroup, ...]
     failures: tuple[tuple[FailureKind, int], ...]
     """Every failed check of every student, by kind, most common first."""
+    misconceptions: tuple[Misconception, ...] = ()
+    """The known mistakes the students' answers match, most common first."""
 
     @property
     def timeouts(self) -> int:
@@ -259,7 +303,8 @@ def analyse_exercise(attempts: Sequence[Attempt], messages: int = 10) -> Exercis
     return ExerciseAnalysis(
         id=attempts[0].exercise, title=attempts[0].title, summary=summarize_scores(scores, possible, did_not_run),
         scores=scores, checks=checks, messages=group_messages(attempts, messages),
-        failures=tuple(sorted(kinds.items(), key=lambda item: (-item[1], item[0]))))
+        failures=tuple(sorted(kinds.items(), key=lambda item: (-item[1], item[0]))),
+        misconceptions=count_misconceptions(attempts))
 
 
 @dataclass(frozen=True)

@@ -150,7 +150,8 @@ def _said_class_report(console: Console, out: Path) -> None:
     from grader.classroom import ClassFolder
 
     folder = ClassFolder(out)
-    console.print(Text(f"Class report: {folder.page} (per check: {folder.checks_table})"))
+    console.print(Text(f"Class report: {folder.page} (per check: {folder.checks_table}; "
+                       f"per known mistake: {folder.mistakes_table})"))
 
 
 def run_batch_report(args: argparse.Namespace, console: Console) -> int:

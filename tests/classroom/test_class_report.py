@@ -1,8 +1,9 @@
 """The class report of `grade batch` (grader/class_report.py): report.html and checks.csv, from real grading.
 
 The class is the toy kit with a second, scaffolded exercise, graded once for the module: a full
-solution, a partial one, a known mistake, a corrupt zip, a syntax error, an infinite loop and a
-segfault, so the page has full marks, errors, timeouts and crashes to show.
+solution, a partial one, known mistakes (one made by two students), a corrupt zip, a syntax error, an
+infinite loop and a segfault, so the page has full marks, errors, timeouts, crashes and
+misconceptions to show.
 """
 
 from __future__ import annotations
@@ -22,7 +23,14 @@ from urllib.parse import unquote
 import pytest
 
 from grader.catalog import Kit
-from grader.classroom.class_report import CHECK_COLUMNS, attempts_of, histogram_svg, read_reports, render_page
+from grader.classroom.class_report import (
+    CHECK_COLUMNS,
+    MISTAKE_COLUMNS,
+    attempts_of,
+    histogram_svg,
+    read_reports,
+    render_page,
+)
 from grader.classroom.item_analysis import attempt_from_report
 from grader.known_mistakes import find_mutant, write_mutant
 from grader.authoring.scaffolding import scaffold
@@ -42,8 +50,9 @@ def graded(tmp_path_factory):
     second = kit.resolve("ex02")
     reference = second.solution_dir(kit.root) / "second.py"
     folder = base / "class"
+    mutant = write_mutant(second, kit.root, find_mutant(second, kit.root, "accepts_negative"), base / "mutants")
     students = {"alice": ("full_solution", reference), "dave": ("syntax_error", second.stub_path),
-                "erin": ("infinite_loop", reference), "frank": ("segfault", None)}
+                "erin": ("infinite_loop", mutant), "frank": ("segfault", None)}
     for name, (golden, second_file) in students.items():
         (folder / name).mkdir(parents=True)
         shutil.copyfile(GOLDEN / golden / "toy.py", folder / name / "toy.py")
@@ -51,7 +60,6 @@ def graded(tmp_path_factory):
             shutil.copyfile(second_file, folder / name / "second.py")
     (folder / "bob").mkdir()
     shutil.copyfile(GOLDEN / "partial_solution" / "toy.py", folder / "bob" / "toy.py")
-    mutant = write_mutant(second, kit.root, find_mutant(second, kit.root, "accepts_negative"), base / "mutants")
     shutil.copyfile(mutant, folder / "bob" / "second.py")
     (folder / "carol.zip").write_bytes(b"PK\x03\x04 broken")
     out = base / "marks"
@@ -89,6 +97,28 @@ def test_checks_csv_has_a_row_per_check_with_its_pass_count(graded):
     assert (add["timeouts"], add["crashes"]) == ("1", "1")
     for row in rows:
         assert (row["discrimination"] == "") == (row["discrimination_note"] != "")
+
+
+def _diagnosed(out: Path) -> dict[tuple[str, str], list[str]]:
+    """(exercise, mistake): the students whose report names it, read from the reports themselves."""
+    found: dict[tuple[str, str], list[str]] = {}
+    for (student, exercise), report in _reports(out).items():
+        for entry in report["diagnosis"]:
+            found.setdefault((exercise, entry["mistake"]), []).append(student)
+    return found
+
+
+def test_mistakes_csv_counts_each_known_mistake_with_its_students_most_common_first(graded):
+    _, _, out = graded
+    with open(out / "mistakes.csv", newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    assert list(rows[0]) == MISTAKE_COLUMNS
+    expected = _diagnosed(out)
+    assert expected == {("ex01", "pair_as_list"): ["bob"], ("ex02", "accepts_negative"): ["bob", "erin"]}
+    assert {(row["exercise"], row["mistake"]): row["folders"].split(";") for row in rows} == expected
+    assert [(row["exercise"], row["students"], row["share"]) for row in rows] == [("ex01", "1", "0.1667"),
+                                                                                  ("ex02", "2", "0.3333")]
+    assert rows[1]["why"] == find_mutant(graded[0].resolve("ex02"), graded[0].root, "accepts_negative").why
 
 
 def test_the_page_fetches_nothing(graded):
@@ -287,6 +317,21 @@ def test_the_page_in_a_real_browser(graded, tmp_path, monkeypatch):
             cell = driver.find_element(By.CSS_SELECTOR, f'section[data-exercise="{exercise}"] '
                                                         f'tr[data-check="{check_id}"] [data-stat="passed"]')
             assert cell.text == str(count), check_id
+
+        # Each exercise's known mistakes: the count of each, as the reports say, linking to those students.
+        diagnosed = _diagnosed(out)
+        for exercise in ("ex01", "ex02"):
+            rows = driver.find_elements(By.CSS_SELECTOR, f'section[data-exercise="{exercise}"] table.mistakes tbody tr')
+            shown = {row.get_attribute("data-mistake"): row for row in rows}
+            assert sorted(shown) == sorted(name for (where, name) in diagnosed if where == exercise)
+            for name, row in shown.items():
+                count = row.find_element(By.CSS_SELECTOR, '[data-stat="students"]')
+                assert count.text == str(len(diagnosed[exercise, name]))
+                count.click()  # the count opens the list of those students
+                listed = row.find_elements(By.CSS_SELECTOR, "details[open] a[data-student]")
+                assert [link.text for link in listed] == diagnosed[exercise, name]
+                assert all(unquote(link.get_attribute("href")).endswith(f"/{link.text}/{exercise}.json")
+                           for link in listed)
 
         # The students' table sorts by total when its heading is clicked, lowest first.
         driver.find_element(By.XPATH, '//table[contains(@class, "students")]//button[text()="total"]').click()
