@@ -76,6 +76,9 @@ class RunSettings:
     diagnosis_limit_s: float | None = None
     # Which checks' calls are kept in the run's calls.json, for grade export and grade check.
     record_calls: CallRecording = CallRecording.NONE
+    # Whether a failed check's feedback.on_failure explanations run (grade check, which only needs to
+    # know what loses points, leaves them out).
+    explain: bool = True
 
     def write(self, path: Path) -> None:
         """Write the settings for the plugin."""
@@ -187,6 +190,8 @@ class CheckFeedback:
     # The failure's facts (failures.Failure.facts), or None.
     failure: dict | None = None
     output: str | None = None
+    # A hidden check's explanation (feedback.on_failure), for after the due date: it may show inputs.
+    after_due: str | None = None
 
     def as_metadata(self) -> dict:
         """The check's metadata in the raw report."""

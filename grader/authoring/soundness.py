@@ -193,7 +193,7 @@ def check_exercise(kit: Kit, exercise: Exercise, seeds=DEFAULT_SEEDS, jobs: int 
                 return job, report
             stop_at = _stop_at(kind, mutants.get(path))
             return job, grade(kit, exercise, Submission(path, path.name), seed=seed, stop_at=stop_at,
-                              diagnosis_limit_s=DIAGNOSIS_PROOF_LIMIT_S)
+                              diagnosis_limit_s=DIAGNOSIS_PROOF_LIMIT_S, explain=False)
 
         outcomes = in_parallel(run, runs, jobs)
         try:

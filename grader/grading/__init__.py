@@ -19,6 +19,8 @@ EXPORTS = {
     "REFERENCE": "diagnosis",
     "MARKERS": "plugin",
     "TraceRead": "tracing",
+    "Answer": "diagnosis",
+    "ProbeOver": "proxy",
     "TracingUnavailable": "tracing",
 }
 __all__ = sorted([*EXPORTS, "PLUGIN"])

@@ -16,6 +16,7 @@ import random
 import signal
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
@@ -116,7 +117,7 @@ def student(request) -> StudentProxy:
 def feedback(request) -> Feedback:
     """Extra text for this check's failure message; shown only by public checks."""
     grading = request.config.stash[GRADING]
-    return Feedback(grading.notes.setdefault(request.node.nodeid, []))
+    return Feedback(grading.notes.setdefault(request.node.nodeid, []), grading.later.setdefault(request.node.nodeid, []))
 
 
 @pytest.fixture
@@ -138,6 +139,8 @@ class GradingSession:
         self.call_timeouts: dict[str, float] = {}
         self.outputs: dict[str, list[str]] = {}
         self.notes: dict[str, list[str]] = {}
+        # Each check's explanations to run if it fails (feedback.on_failure).
+        self.later: dict[str, list[Callable[[], str | None]]] = {}
         # Each check's calls into the student's code; a passed check's are let go at its end.
         self.calls: dict[str, list[RecordedCall]] = {}
         self.feedback: dict[str, CheckFeedback] = {}
@@ -284,7 +287,12 @@ class GradingSession:
         if check is None:
             return
         if call.excinfo is not None and item.nodeid not in self.feedback:
-            self.feedback[item.nodeid] = self._describe_failure(check, call, self.notes.get(item.nodeid, []))
+            explained = self._explain(item.nodeid) if call.when == "call" else []
+            notes = self.notes.get(item.nodeid, []) + (explained if check.public else [])
+            self.feedback[item.nodeid] = self._describe_failure(check, call, notes)
+            if explained and not check.public:
+                self.feedback[item.nodeid] = replace(self.feedback[item.nodeid],
+                                                     after_due=cap("\n\n".join(explained)))
             kind = self.feedback[item.nodeid].failure["kind"]
             if self.settings.stop_at is StopAt.FIRST_CATCH and kind not in (FailureKind.TIMEOUT, FailureKind.ERROR):
                 # The check caught the submission on a value, an exception or a crash; the rest cannot change that.
@@ -294,6 +302,7 @@ class GradingSession:
                 self.calls.pop(item.nodeid, None)  # passed: nothing to diagnose
             outputs = "".join(self.outputs.pop(item.nodeid, []))
             self.notes.pop(item.nodeid, None)
+            self.later.pop(item.nodeid, None)
             ended = self.feedback.get(item.nodeid, CheckFeedback(Outcome.PASSED))
             # A hidden check never shows the student's output: it can echo a hidden input.
             self.feedback[item.nodeid] = replace(ended, output=cap(outputs) if check.public and outputs else None)
@@ -304,6 +313,28 @@ class GradingSession:
         if call.when != "teardown" or item.nodeid not in self.feedback:
             return None
         return self.feedback[item.nodeid].as_metadata()
+
+    def _explain(self, nodeid: str) -> list[str]:
+        """Run a failed check's feedback.on_failure explanations, with its time limit paused; their texts."""
+        explanations = self.later.pop(nodeid, [])
+        if not explanations or not self.settings.explain:
+            return []
+        # The outcome is settled: the check's own alarm is paused so that an explanation (which may
+        # probe the student's code, under a budget of its own) cannot turn it into a timeout.
+        remaining, _ = signal.setitimer(signal.ITIMER_REAL, 0)
+        texts = []
+        try:
+            for explain in explanations:
+                try:
+                    text = explain()
+                except Exception as exc:  # the check's own code: its author should see why it said nothing
+                    text = f"(This check's explanation could not be worked out: {type(exc).__name__}: {exc})"
+                if text:
+                    texts.append(str(text))
+        finally:
+            if remaining > 0:
+                signal.setitimer(signal.ITIMER_REAL, remaining)
+        return texts
 
     def _describe_failure(self, check, call, notes: list[str]) -> CheckFeedback:
         """Classify a failed stage, and put what the student may see of it into words."""

@@ -234,24 +234,26 @@ def collect_checks(kit: Kit, exercise: Exercise) -> tuple[Check, ...]:
 
 
 def grade(kit: Kit, exercise: Exercise, submission: Submission, seed: int | None = None,
-          stop_at: StopAt = StopAt.NEVER, diagnosis_limit_s: float | None = None) -> dict:
+          stop_at: StopAt = StopAt.NEVER, diagnosis_limit_s: float | None = None, explain: bool = True) -> dict:
     """Grade one submission of one exercise and return the native report.
 
     `stop_at` may end the grade early, when only whether the submission loses points matters (the
     mutation report, grade check's mistakes): a mutant that makes the search slow then costs one
-    deadline, not all. `diagnosis_limit_s` replaces the diagnosis's default share of the grade's time.
+    deadline, not all. `diagnosis_limit_s` replaces the diagnosis's default share of the grade's time;
+    `explain=False` leaves out the failed checks' explanations (feedback.on_failure), for grade check.
     """
-    return _grade(kit, exercise, submission, seed, stop_at, diagnosis_limit_s, CallRecording.NONE)[0]
+    return _grade(kit, exercise, submission, seed, stop_at, diagnosis_limit_s, CallRecording.NONE, explain)[0]
 
 
 def grade_recording_calls(kit: Kit, exercise: Exercise, submission: Submission, recording: CallRecording,
                           seed: int | None = None) -> tuple[dict, dict[str, list[RecordedCall]]]:
     """Grade, and also return the calls the checks (public ones, or all) made, by check nodeid."""
-    return _grade(kit, exercise, submission, seed, StopAt.NEVER, None, recording)
+    return _grade(kit, exercise, submission, seed, StopAt.NEVER, None, recording, explain=False)
 
 
 def _grade(kit: Kit, exercise: Exercise, submission: Submission, seed: int | None, stop_at: StopAt,
-           diagnosis_limit_s: float | None, recording: CallRecording) -> tuple[dict, dict[str, list[RecordedCall]]]:
+           diagnosis_limit_s: float | None, recording: CallRecording,
+           explain: bool = True) -> tuple[dict, dict[str, list[RecordedCall]]]:
     started_at = datetime.now(timezone.utc)
     started = time.monotonic()
     files = RunFiles(Path(tempfile.mkdtemp(prefix="minimax-kit-run-")))
@@ -270,7 +272,7 @@ def _grade(kit: Kit, exercise: Exercise, submission: Submission, seed: int | Non
         # A notebook's cells name the module's lines in what the report says.
         settings = replace(_run_settings(exercise, seed, source_dir, submission_error,
                                          layout.source_map if layout else None, stop_at),
-                           diagnosis_limit_s=diagnosis_limit_s, record_calls=recording)
+                           diagnosis_limit_s=diagnosis_limit_s, record_calls=recording, explain=explain)
         collected, fault, raw = _run_checks(kit, exercise, files, settings, started)
         report = build_report(
             exercise={"id": exercise.id, "slug": exercise.slug, "title": exercise.title},

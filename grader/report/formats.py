@@ -86,13 +86,17 @@ def to_gradescope(document: dict, hidden_visibility: str = DEFAULT_HIDDEN_VISIBI
     for report in reports:
         mistakes = _mistakes_by_check(report)
         for test in report["tests"]:
+            output = _feedback(test, mistakes.get(test["id"], []))
+            # A hidden check's explanation may show inputs: only where Gradescope holds its result back.
+            if test.get("after_due") and hidden_visibility != "visible":
+                output = "\n\n".join(part for part in (output, test["after_due"]) if part)
             tests.append({
                 "name": _full_name(test, report, many),
                 "number": str(len(tests) + 1),
                 "score": test["score"],
                 "max_score": test["max_score"],
                 "status": "passed" if test["outcome"] == Outcome.PASSED else "failed",
-                "output": _feedback(test, mistakes.get(test["id"], [])),
+                "output": output,
                 "visibility": "visible" if test["visibility"] == "public" else hidden_visibility,
             })
     messages = [f"{r['exercise']['id']}: {r['message']}" if many else r["message"] for r in reports if r["message"]]

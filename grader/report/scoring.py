@@ -68,6 +68,8 @@ def score_check(check: Check, raw_test: dict | None, blocked: tuple[FailureKind,
         "output": None,
         "duration_s": _duration(raw_test, not check.public),
         "code": check.code,
+        # A hidden check's explanation of its failure, which may show inputs: only for after the due date.
+        "after_due": None,
     }
     feedback = _feedback(raw_test)
     if blocked is not None:
@@ -76,7 +78,7 @@ def score_check(check: Check, raw_test: dict | None, blocked: tuple[FailureKind,
         entry.update(message="this check did not finish, so it scores 0", failure={"kind": str(FailureKind.ERROR)})
     else:
         entry.update(outcome=str(feedback.outcome), message=cap(feedback.message), output=cap(feedback.output),
-                     failure=feedback.failure)
+                     failure=feedback.failure, after_due=None if check.public else cap(feedback.after_due))
         if check_passed(raw_test) and entry["outcome"] == Outcome.PASSED:
             entry["score"] = entry["max_score"]
         elif entry["outcome"] == Outcome.PASSED:

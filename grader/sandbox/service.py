@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from pathlib import Path
 
 from grader.sandbox import wire
@@ -203,19 +205,27 @@ class Sandbox:
         raise StudentFailure(Failure(FailureKind.BROKEN_CHANNEL, call=name, detail=f"an unknown reply kind {kind!r}",
                                      hidden_detail="an unknown reply kind"))
 
-    def trace(self, name: str, args: tuple, kwargs: dict, *, timeout: float, trace: list[int]) -> tuple[Reply, Reply]:
-        """Call `name` twice in a fresh worker of its own, traced and then plainly; return both replies."""
-        # A diagnostic for feedback only. A throwaway worker leaves this run's worker, and the state
-        # the student's module built up in it, exactly as the checks left it, so tracing cannot change
-        # any later check's result; a timeout or crash here ends only the throwaway worker.
+    @contextlib.contextmanager
+    def throwaway(self) -> Iterator[Sandbox]:
+        """A sandbox of its own for calls made for feedback only, closed (and its uids noted) at the end.
+
+        Its workers leave this run's worker, and the state the student's module built up in it,
+        exactly as the checks left it, so nothing called there can change any later check's result;
+        a timeout or crash there ends only the throwaway worker.
+        """
         probe = Sandbox(self.settings, self.live_workers)
         probe.cpu_seconds = self.cpu_seconds
         try:
-            traced = probe.call(name, args, kwargs, timeout=timeout, trace=trace)
-            plain = probe.call(name, args, kwargs, timeout=timeout)
+            yield probe
         finally:
             probe.close()
             self.uids_used |= probe.uids_used
+
+    def trace(self, name: str, args: tuple, kwargs: dict, *, timeout: float, trace: list[int]) -> tuple[Reply, Reply]:
+        """Call `name` twice in a fresh worker of its own, traced and then plainly; return both replies."""
+        with self.throwaway() as probe:
+            traced = probe.call(name, args, kwargs, timeout=timeout, trace=trace)
+            plain = probe.call(name, args, kwargs, timeout=timeout)
         return traced, plain
 
     def environment(self) -> dict:
