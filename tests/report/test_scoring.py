@@ -95,7 +95,7 @@ def test_one_failed_check_makes_the_status_fail(validate_report):
     assert rep["score"] == 5.0 and rep["max_score"] == 6.0
     assert by_id(rep)[B] | {"duration_s": 0} == {
         "id": B, "name": "test b", "visibility": "public", "outcome": "failed", "score": 0.0, "max_score": 1.0,
-        "message": "AssertionError: 1 != 2", "output": None, "duration_s": 0, "code": None,
+        "message": "AssertionError: 1 != 2", "output": None, "duration_s": 0, "code": None, "after_due": None,
         "failure": {"kind": "assertion"},
     }
 
