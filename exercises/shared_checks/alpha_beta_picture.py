@@ -1,4 +1,5 @@
-"""Pictures of alpha-beta on a small tree, for the failed public checks of the exercises that search trees.
+"""Pictures of alpha-beta (and of plain minimax) on a small tree, for the failed checks of the exercises that
+search trees.
 
 A check helper shared by ex04 and ex07 (`grade export` and the Gradescope bundle copy it into the
 checks of each exercise that imports it, so each stands alone). Each exercise's `tree_picture.py`
@@ -317,6 +318,16 @@ def outline(node, path, lead, branch, label):
     below = lead + ("" if not branch else "    " if branch.startswith("`") else "|   ")
     for index, child in enumerate(node):
         yield from outline(child, path + (index,), below, "`-- " if index == len(node) - 1 else "+-- ", label)
+
+
+def minimax_picture(tree, values: dict, root_max: bool) -> str:
+    """The tree as an outline, every list with its player and minimax value (`values`: path -> value)."""
+    def label(path):
+        return f"{'MAX' if root_max == (len(path) % 2 == 0) else 'MIN'} = {num(values[path])}"
+
+    header = (f"Minimax on this tree, {'MAX' if root_max else 'MIN'} at the root: each list's value, the player "
+              "changing at every level.")
+    return "\n".join([textwrap.fill(header, WIDTH), "", *(text for text, _ in outline(tree, (), "", "", label))])
 
 
 def _label(facts: Facts, path) -> str:

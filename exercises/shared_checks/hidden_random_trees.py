@@ -195,3 +195,81 @@ def tie_heavy_trees(rng, tie_sets, count, min_depth, max_leaves, flat_lists=0, s
     if shuffle:
         rng.shuffle(trees)
     return trees
+
+
+# --------------------------------------------------------------------------
+# The smallest failing tree, for a failed hidden check's explanation (feedback.on_failure): found
+# by hypothesis, which draws small random trees and shrinks the first one the student's code gets
+# wrong to a minimal one (fewer and smaller lists, smaller leaves). It asks through
+# student.probing(), a throwaway worker under a budget, so it never changes the check's outcome.
+# A hidden check's explanation is kept for after the due date: it shows a tree.
+# --------------------------------------------------------------------------
+
+# Small leaves, negative ones included (a best that starts at 0 goes wrong on them), few children.
+SHRINK_LEAVES = (-5, 9)
+SHRINK_WIDTH = 4
+SHRINK_EXAMPLES = 150
+
+
+def smallest_failing_tree(student, function, expected, extra_args=(), same=None):
+    """hypothesis.find's smallest tree (a list) on which `function(tree, *extra_args)` differs from `expected(tree)`.
+
+    Returns (tree, the expected answer, the student's Answer), or None when no failing tree turned
+    up within the examples, or the probes' budget ran out first.
+    """
+    from hypothesis import HealthCheck, find, settings, strategies
+    from hypothesis.errors import NoSuchExample
+
+    from grader.checks import ProbeOver
+
+    same = same or (lambda value, right: value == right and type(value) is not bool)
+    subtrees = strategies.recursive(strategies.integers(*SHRINK_LEAVES),
+                                    lambda children: strategies.lists(children, min_size=1, max_size=SHRINK_WIDTH),
+                                    max_leaves=12)
+    trees = strategies.lists(subtrees, min_size=1, max_size=SHRINK_WIDTH)
+    answers = {}
+    with student.probing() as ask:
+        def wrong(tree):
+            answer = ask(function, tree, *extra_args)
+            answers[repr(tree)] = answer
+            return answer.kind != "returned" or not same(answer.value, expected(tree))
+
+        try:
+            # derandomize: the same student meets the same trees on every grade.
+            tree = find(trees, wrong, settings=settings(database=None, max_examples=SHRINK_EXAMPLES, deadline=None,
+                                                        derandomize=True, suppress_health_check=list(HealthCheck)))
+        except (NoSuchExample, ProbeOver):
+            return None
+    return tree, expected(tree), answers[repr(tree)]
+
+
+def minimax_by_path(tree, maximizing=True):
+    """Path of every list in `tree` -> its plain minimax value (what the tree pictures label lists with)."""
+    values = {}
+
+    def walk(node, path, mine):
+        if not isinstance(node, list):
+            return node
+        scores = [walk(child, path + (index,), not mine) for index, child in enumerate(node)]
+        values[path] = max(scores) if mine else min(scores)
+        return values[path]
+
+    walk(tree, (), maximizing)
+    return values
+
+
+def smallest_failing_picture(student, function, expected, extra_args=(), same=None, maximizing=True):
+    """The words and picture of smallest_failing_tree, or None; for a hidden check's on_failure."""
+    import textwrap
+
+    from alpha_beta_picture import WIDTH, minimax_picture
+    from smallest_case import answer_words, call_words
+
+    found = smallest_failing_tree(student, function, expected, extra_args, same)
+    if found is None:
+        return None
+    tree, right, answer = found
+    words = textwrap.fill(f"The smallest tree found on which your {function} goes wrong: "
+                          f"{call_words(function, (tree, *extra_args))} should return {right!r}, but "
+                          f"{answer_words(answer)}.", WIDTH)
+    return "\n".join([words, "", minimax_picture(tree, minimax_by_path(tree, maximizing), maximizing)])

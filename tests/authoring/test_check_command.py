@@ -93,10 +93,13 @@ def test_grade_check_names_every_problem(toy_kit):
     stub.write_text(stub.read_text().replace("# TODO", "# to do"))
     result = run_grade("check", "ex01", "--seeds", "1", cwd=toy_kit.root)
     assert result.returncode == 1
-    assert "✗ ex01_toy: 3 problem(s)" in result.stdout
+    assert "✗ ex01_toy: 4 problem(s)" in result.stdout
     assert "toy.py: the stub has no # TODO markers" in result.stdout
     assert "alt/broken.py must get full marks but scored 4/8" in result.stdout
     assert "wrong/secretly_right.py got full marks with seed 1: a check is missing" in result.stdout
+    # and no diagnosis could ever name it, since every call of every check gets the reference's answer
+    assert ("ex01: known mistake 'secretly_right' answers every check's call as the reference does, so no "
+            "diagnosis can name it: sharpen a check") in " ".join(result.stdout.split())
 
 
 def test_grade_check_reports_a_malformed_exercise_and_goes_on(toy_kit):

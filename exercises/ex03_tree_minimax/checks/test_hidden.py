@@ -25,6 +25,7 @@ from hidden_random_trees import (
     plain_minimax,
     ragged_tree,
     same_tree,
+    smallest_failing_picture,
     uniform_tree,
 )
 
@@ -244,8 +245,9 @@ def test_result_types(student, rng):
     "Add up the leaves of every child, however deep; the lists themselves are not leaves. Float "
     "leaves count like int ones, and a bare number is a tree of 1 leaf."
 )
-def test_count_leaves_random(student, rng):
+def test_count_leaves_random(student, rng, feedback):
     """count_leaves on random trees"""
+    feedback.on_failure(lambda: smallest_failing_picture(student, "count_leaves", leaf_total))
     for tree in mixed_trees(rng):
         assert student.count_leaves(tree) == leaf_total(tree)
 
@@ -256,8 +258,11 @@ def test_count_leaves_random(student, rng):
     "respect the maximizing argument, passed by position or by keyword. Float leaves and bare "
     "numbers are trees too."
 )
-def test_minimax_random(student, rng):
+def test_minimax_random(student, rng, feedback):
     """minimax on random trees, either player at the root"""
+    feedback.on_failure(lambda: smallest_failing_picture(student, "minimax", plain_minimax, (True,))
+                        or smallest_failing_picture(student, "minimax", lambda tree: plain_minimax(tree, False),
+                                                    (False,), maximizing=False))
     for index, tree in enumerate(mixed_trees(rng)):
         maximizing = index % 2 == 0
         assert student.minimax(tree, maximizing) == plain_minimax(tree, maximizing)
@@ -280,8 +285,9 @@ def test_minimax_root_maximises_by_default(student, rng):
     "Value every child of the root as a minimising node and return the index of the largest; "
     "on a tie keep the first. Children may be leaves or lists of any depth."
 )
-def test_best_child_random(student, rng):
+def test_best_child_random(student, rng, feedback):
     """best_child on random trees"""
+    feedback.on_failure(lambda: smallest_failing_picture(student, "best_child", first_best))
     for tree in mixed_trees(rng, bare_leaves=False):
         assert student.best_child(tree) == first_best(tree)
 

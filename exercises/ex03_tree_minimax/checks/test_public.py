@@ -1,14 +1,19 @@
-"""Public checks for ex03: exactly the examples in the README."""
+"""Public checks for ex03: exactly the examples in the README.
+
+A failed check also shows the smallest tree the function gets wrong, drawn (tree_picture.py).
+"""
 
 import pytest
+from tree_picture import smallest_wrong_picture
 
 WORKED_TREE = [[3, 5, 2], [9, 1, 0], [7, 4, 8]]
 UNEVEN_TREE = [3, [5, [1, 8]], [[2, 9], 0]]
 
 
 @pytest.mark.hint("Count only the numbers, not the lists; a single number is a tree with 1 leaf.")
-def test_count_leaves_examples(student):
+def test_count_leaves_examples(student, feedback):
     """count_leaves on the README's trees"""
+    feedback.on_failure(lambda: smallest_wrong_picture(student, "count_leaves"))
     assert student.count_leaves([[1, 2], [3, 4]]) == 4
     assert student.count_leaves(WORKED_TREE) == 9
     assert student.count_leaves(UNEVEN_TREE) == 7
@@ -20,8 +25,9 @@ def test_count_leaves_examples(student):
     "The root maximises, the level below minimises, and so on: flip the player at every level. "
     "With maximizing=False the root minimises instead, and without the argument it maximises."
 )
-def test_minimax_worked_example(student):
+def test_minimax_worked_example(student, feedback):
     """minimax on the worked example [[3,5,2],[9,1,0],[7,4,8]]"""
+    feedback.on_failure(lambda: smallest_wrong_picture(student, "minimax"))
     assert student.minimax(WORKED_TREE) == 4
     assert student.minimax(WORKED_TREE, True) == 4
     assert student.minimax(WORKED_TREE, False) == 5
@@ -31,8 +37,9 @@ def test_minimax_worked_example(student):
     "Whose turn it is depends on the level, not on whether a child is a leaf or a list, and "
     "maximizing=False makes the root minimise. A bare number is a tree too, worth itself."
 )
-def test_minimax_uneven_tree(student):
+def test_minimax_uneven_tree(student, feedback):
     """minimax on the uneven tree [3,[5,[1,8]],[[2,9],0]]"""
+    feedback.on_failure(lambda: smallest_wrong_picture(student, "minimax"))
     assert student.minimax(UNEVEN_TREE) == 5
     assert student.minimax(UNEVEN_TREE, False) == 2
     assert student.minimax(5) == 5
@@ -43,8 +50,9 @@ def test_minimax_uneven_tree(student):
     "Value each child as a minimising node and return the index (not the value) of the best; "
     "on a tie keep the first."
 )
-def test_best_child_examples(student):
+def test_best_child_examples(student, feedback):
     """best_child on the worked example and on a tie"""
+    feedback.on_failure(lambda: smallest_wrong_picture(student, "best_child"))
     assert student.best_child(WORKED_TREE) == 2
     assert student.best_child([[1, 2], [6, 3], [3, 7]]) == 1
 

@@ -30,6 +30,7 @@ from hidden_random_trees import (
     ragged_tree,
     reorder,
     same_tree,
+    smallest_failing_picture,
     uniform_tree,
 )
 
@@ -187,8 +188,9 @@ def test_counting_rule_on_random_trees(student, rng):
     "Go left to right, hand alpha and beta down to every child, and stop a node's loop as soon "
     "as alpha >= beta."
 )
-def test_random_trees_match_oracle(student, rng):
+def test_random_trees_match_oracle(student, rng, feedback):
     """random trees of mixed shapes"""
+    feedback.on_failure(lambda: smallest_failing_picture(student, "best_counter_bid", oracle_report))
     for tree in mixed_trees(rng):
         assert student.best_counter_bid(tree) == oracle_report(tree)
 

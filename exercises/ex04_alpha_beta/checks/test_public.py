@@ -1,10 +1,11 @@
 """Public checks for ex04: exactly the examples in the README.
 
-A failed check on a tree also shows a picture of alpha-beta on that tree (tree_picture.py).
+A failed check on a tree also shows a picture of alpha-beta on that tree, and the smallest tree the
+function gets wrong (tree_picture.py).
 """
 
 import pytest
-from tree_picture import counts_picture, values_picture
+from tree_picture import counts_picture, smallest_wrong_picture, values_picture
 
 WORKED_TREE = [[3, 5, 2], [9, 1, 0], [7, 4, 8]]
 
@@ -27,6 +28,7 @@ def report(value, visited, pruned, total):
 )
 def test_worked_example(student, feedback):
     """worked example [[3,5,2],[9,1,0],[7,4,8]], and in a mirror"""
+    feedback.on_failure(lambda: smallest_wrong_picture(student, "best_counter_bid"))
     tree = [[3, 5, 2], [9, 1, 0], [7, 4, 8]]
     got = student.best_counter_bid(tree)
     if got != report(4, 8, 1, 9):
@@ -41,6 +43,7 @@ def test_worked_example(student, feedback):
 )
 def test_worked_example_reordered(student, feedback):
     """the strongest branch first: [[7,4,8],[9,1,0],[3,5,2]], and in a mirror"""
+    feedback.on_failure(lambda: smallest_wrong_picture(student, "best_counter_bid"))
     tree = [[7, 4, 8], [9, 1, 0], [3, 5, 2]]
     got = student.best_counter_bid(tree)
     if got != report(4, 6, 3, 9):
@@ -55,6 +58,7 @@ def test_worked_example_reordered(student, feedback):
 )
 def test_equal_values_cut_off(student, feedback):
     """a tie is enough for a cutoff: [[3,5],[3,1]], and in a mirror"""
+    feedback.on_failure(lambda: smallest_wrong_picture(student, "best_counter_bid"))
     tree = [[3, 5], [3, 1]]
     got = student.best_counter_bid(tree)
     if got != report(3, 3, 1, 4):
@@ -69,6 +73,7 @@ def test_equal_values_cut_off(student, feedback):
 )
 def test_minimax_with_pruning_value(student, feedback):
     """minimax_with_pruning on the worked example, either player at the root"""
+    feedback.on_failure(lambda: smallest_wrong_picture(student, "minimax_with_pruning"))
     got = student.minimax_with_pruning(WORKED_TREE, True)
     if got != 4:
         feedback.add(values_picture(WORKED_TREE, maximizing=True))

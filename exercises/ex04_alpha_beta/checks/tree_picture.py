@@ -11,6 +11,8 @@ from types import MappingProxyType
 
 from alpha_beta_picture import INF, Facts, Searched, divergence, facts_from_table, render, your_leaves
 from grader.checks import TracingUnavailable
+from small_trees import CASES
+from smallest_case import equal, first_wrong, headline, largest_tree
 
 
 def counts_picture(student, tree) -> str:
@@ -26,6 +28,29 @@ def counts_picture(student, tree) -> str:
     except TracingUnavailable as exc:
         return render(facts, None, [f"(Your search could not be traced: {exc}.)"])
     return render(facts, yours, [divergence(facts, yours), *_count_notes(counts, facts, yours.leaves)])
+
+
+def smallest_wrong_picture(student, function: str) -> str | None:
+    """The smallest tree of small_trees.py on which `function` answers wrongly, with alpha-beta's search on it."""
+    found = first_wrong(student, _asks(function))
+    words = headline(found, function, largest_tree(CASES))
+    if not isinstance(found, tuple):
+        return words or None
+    case, called, args, _, _ = found
+    root_max = args[1] if called == "minimax_with_pruning" else True
+    tree = case["tree"]
+    facts = facts_from_table({(repr(tree), root_max): Searched(*case["search"][root_max])}, tree, root_max)
+    return "\n".join([words, "", render(facts, None, [])])
+
+
+def _asks(function: str):
+    """(case, function, args, expected, same) for every case of the table, as `function` is asked about it."""
+    for case in CASES:
+        if function == "best_counter_bid":
+            yield case, function, (case["tree"],), case["best_counter_bid"], equal
+        else:
+            for root_max in (True, False):
+                yield case, function, (case["tree"], root_max), case["minimax_with_pruning"][root_max], equal
 
 
 def values_picture(tree, maximizing: bool = True) -> str:

@@ -29,6 +29,7 @@ from hidden_random_trees import (
     ragged_tree,
     reorder,
     same_tree,
+    smallest_failing_picture,
     uniform_tree,
 )
 
@@ -177,13 +178,19 @@ def test_nothing_pruned(student, rng):
         assert got == 0.0
 
 
+def _close(value, expected):
+    """pytest.approx's test, for the smallest failing tree."""
+    return type(value) is float and value == pytest.approx(expected)
+
+
 @pytest.mark.points(2)
 @pytest.mark.hint(
     "Search left to right, pass alpha and beta down to every child, stop once alpha >= beta, and "
     "return (all leaves - evaluated leaves) / all leaves as a float."
 )
-def test_random_trees(student, rng):
+def test_random_trees(student, rng, feedback):
     """pruned_fraction on random trees of mixed shapes"""
+    feedback.on_failure(lambda: smallest_failing_picture(student, "pruned_fraction", oracle_fraction, same=_close))
     for tree in mixed_trees(rng):
         got = student.pruned_fraction(tree)
         assert type(got) is float

@@ -1,10 +1,11 @@
 """Public checks for ex07: exactly the examples in the README.
 
-A failed check on a tree also shows a picture of that tree (tree_picture.py).
+A failed check on a tree also shows a picture of that tree, and the smallest tree the function gets
+wrong (tree_picture.py).
 """
 
 import pytest
-from tree_picture import fraction_picture, order_picture
+from tree_picture import fraction_picture, order_picture, smallest_wrong_picture
 
 WORKED_TREE = [[3, 5, 2], [9, 1, 0], [7, 4, 8]]
 
@@ -22,6 +23,7 @@ def mirror(tree):
 )
 def test_fixed_pruned_fraction(student, feedback):
     """fix pruned_fraction: the worked example skips 1 leaf of 9"""
+    feedback.on_failure(lambda: smallest_wrong_picture(student, "pruned_fraction"))
     got = student.pruned_fraction(WORKED_TREE)
     if got != pytest.approx(1 / 9):
         feedback.add(fraction_picture(student, WORKED_TREE))
@@ -36,6 +38,7 @@ def test_fixed_pruned_fraction(student, feedback):
 )
 def test_strongest_branch_first(student, feedback):
     """pruned_fraction with the strongest branch first: 3 leaves of 9 (2 in a mirror)"""
+    feedback.on_failure(lambda: smallest_wrong_picture(student, "pruned_fraction"))
     tree = [[7, 4, 8], [9, 1, 0], [3, 5, 2]]
     got = student.pruned_fraction(tree)
     if got != pytest.approx(3 / 9):
@@ -51,6 +54,7 @@ def test_strongest_branch_first(student, feedback):
 )
 def test_order_worked_example(student, feedback):
     """order_best_first on the worked example, then pruned_fraction on the result"""
+    feedback.on_failure(lambda: smallest_wrong_picture(student, "order_best_first", "pruned_fraction"))
     ordered = student.order_best_first(WORKED_TREE)
     if ordered != [[4, 7, 8], [2, 3, 5], [0, 1, 9]]:
         feedback.add(order_picture(WORKED_TREE))
@@ -68,6 +72,7 @@ def test_order_worked_example(student, feedback):
 )
 def test_order_uneven_tree(student, feedback):
     """order_best_first on a tree with leaves at uneven depths"""
+    feedback.on_failure(lambda: smallest_wrong_picture(student, "order_best_first", "pruned_fraction"))
     tree = [3, [5, [1, 8]], [[2, 9], 0]]
     ordered = student.order_best_first(tree)
     if ordered != [[5, [8, 1]], 3, [0, [9, 2]]]:

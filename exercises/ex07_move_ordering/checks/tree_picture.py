@@ -15,6 +15,8 @@ from types import MappingProxyType
 from alpha_beta_picture import (INF, WIDTH, Facts, Searched, divergence, facts_from_table, num, outline, render,
                                 table_key, your_leaves)
 from grader.checks import TracingUnavailable
+from small_trees import CASES
+from smallest_case import close, equal, first_wrong, headline, largest_tree
 
 
 def fraction_picture(student, tree) -> str:
@@ -38,9 +40,30 @@ def fraction_picture(student, tree) -> str:
     return render(facts, yours, notes)
 
 
-def order_picture(tree) -> str:
+def smallest_wrong_picture(student, *functions: str) -> str | None:
+    """The smallest tree of small_trees.py on which one of `functions` (pruned_fraction, order_best_first), in
+    turn, answers wrongly, with alpha-beta's search on it or every node's minimax value."""
+    found = None
+    for function in functions:
+        same = close if function == "pruned_fraction" else equal
+        found = first_wrong(student, ((case, function, (case["tree"],), case[function], same) for case in CASES))
+        if found is not None:
+            break
+    words = headline(found, " and ".join(functions), largest_tree(CASES))
+    if not isinstance(found, tuple):
+        return words or None
+    case, function = found[0], found[1]
+    tree = case["tree"]
+    if function == "pruned_fraction":
+        picture = render(facts_from_table({(repr(tree), True): Searched(*case["search"][True])}, tree, True), None, [])
+    else:
+        picture = order_picture(tree, dict(case["values"][True]))
+    return "\n".join([words, "", picture])
+
+
+def order_picture(tree, values: dict | None = None) -> str:
     """The tree with every node's minimax value: what order_best_first sorts each node's children by."""
-    values = minimax_values(tree)
+    values = minimax_values(tree) if values is None else values
     lines = [text for text, _ in outline(tree, (), "", "", lambda path: _value_label(tree, values, path))]
     header = ("Every node's minimax value. At a MAX node the children come highest value first, at a MIN "
               "node lowest first; the player changes at every level, leaf or list.")

@@ -1,0 +1,38 @@
+"""The smallest tree ex03's functions get wrong, drawn, for a failed public check.
+
+The answers come from small_trees.py, a table of small trees with the reference's answers (the
+search is the students' work, so nothing here searches); smallest_case.py asks the student's code
+about each tree, in the table's order of size, until an answer is wrong.
+"""
+
+from __future__ import annotations
+
+from alpha_beta_picture import minimax_picture
+from small_trees import CASES
+from smallest_case import equal, first_wrong, headline, largest_tree
+
+LARGEST = largest_tree(CASES)
+
+
+def _asks(function: str):
+    """(case, function, args, expected, same) for every case of the table that `function` is asked about."""
+    for case in CASES:
+        tree = case["tree"]
+        if function == "minimax":
+            for root_max in (True, False):
+                yield case, "minimax", (tree, root_max), case["minimax"][root_max], equal
+        elif function == "count_leaves":
+            yield case, "count_leaves", (tree,), case["count_leaves"], equal
+        elif case["best_child"] is not None:
+            yield case, "best_child", (tree,), case["best_child"], equal
+
+
+def smallest_wrong_picture(student, function: str) -> str | None:
+    """The smallest tree on which `function` answers wrongly, drawn with every list's minimax value."""
+    found = first_wrong(student, _asks(function))
+    words = headline(found, function, LARGEST)
+    if not isinstance(found, tuple):
+        return words or None
+    case, called, args, _, _ = found
+    root_max = args[1] if called == "minimax" else True
+    return "\n".join([words, "", minimax_picture(case["tree"], dict(case["values"][root_max]), root_max)])
