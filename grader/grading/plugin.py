@@ -40,7 +40,9 @@ from grader.grading.check_list import (
     is_public,
     resolve_requirements,
 )
-from grader.grading.diagnosis import CodeLibrary, Library, MistakeDigests, RecordedCall, diagnose, write_calls
+from grader.grading.diagnosis import CodeLibrary, Library, diagnose
+from grader.grading.replay import RecordedCall, write_calls
+from grader.grading.sealed_mistakes import MistakeDigests
 from grader.grading.proxy import Feedback, StudentProxy
 from grader.grading.wording import check_message, explanation
 from grader.outcomes import Outcome

@@ -11,7 +11,7 @@ import time
 from collections.abc import Callable, Iterator
 
 from grader.failures import StudentFailure, StudentRaised
-from grader.grading.diagnosis import Answer, RecordedCall
+from grader.grading.replay import Answer, RecordedCall
 from grader.sandbox import Sandbox, SandboxError, wire
 from grader.grading.tracing import TRACED_LISTS_HINT, Trace, TracingUnavailable, parse_trace
 

@@ -43,7 +43,7 @@ from grader.submission import (
 from grader.sandbox import IMPORT_TIMEOUT, linux_mechanisms, reaper_command, sweep_workers
 
 if TYPE_CHECKING:
-    from grader.grading.diagnosis import RecordedCall
+    from grader.grading.replay import RecordedCall
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -289,7 +289,7 @@ def _grade(kit: Kit, exercise: Exercise, submission: Submission, seed: int | Non
         )
         if recording is CallRecording.NONE:
             return report, {}
-        from grader.grading.diagnosis import read_calls  # only grade export and grade check keep calls
+        from grader.grading.replay import read_calls  # only grade export and grade check keep calls
 
         return report, read_calls(files.calls)
     finally:

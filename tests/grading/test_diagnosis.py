@@ -9,21 +9,18 @@ import time
 import pytest
 
 from grader.failures import FailureKind
-from grader.grading.diagnosis import (
+from grader.grading.diagnosis import CodeLibrary, alike, diagnose
+from grader.grading.replay import (
     REFERENCE,
     Answer,
-    CodeLibrary,
-    MistakeDigests,
     RecordedCall,
-    alike,
-    diagnose,
     load_program,
-    mistake_digests,
     read_calls,
     replay,
     replay_room,
     write_calls,
 )
+from grader.grading.sealed_mistakes import MistakeDigests, mistake_digests
 from grader.known_mistakes import KnownMistake
 
 REFERENCE_CODE = "def double(x):\n    return 2 * x\n\ndef pair(x):\n    return (x, x)\n"

@@ -1,0 +1,261 @@
+"""Replaying recorded calls on the instructor's programs: answers as typed values, and a forked child to run in.
+
+The proxy records every call a check makes into the student's code, with what came back (an
+`Answer`). The diagnosis (`diagnosis`) and the handout's sealed mistakes (`sealed_mistakes`)
+replay those calls on the known mistakes and the reference, here: each call on a copy of its
+arguments, under a probe limit, in a forked child of the grading process under a deadline, so
+that a program that loops, recurses past the stack or prints cannot touch the grade.
+"""
+
+from __future__ import annotations
+
+import builtins
+import copy
+import hashlib
+import json
+import math
+import os
+import select
+import signal
+import sys
+import time
+import types
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from grader.failures import FailureKind
+from grader.sandbox import wire
+
+# The name the reference goes by among the programs replayed.
+REFERENCE = "reference"
+# How long a mistake may take on one call before its answer counts as a timeout. A student's call
+# that timed out matches a mistake that is still running after this long; so does a reference that
+# slow, which then tells nothing apart on that call.
+PROBE_LIMIT_S = 0.5
+# The recursion the replayed programs get, as the worker gives the student's (ex03's deep trees).
+REPLAY_RECURSION_LIMIT = 10_000
+# Which failures of a call count as the same answer. A call that ended without an answer is one kind:
+# a replay has no memory cap and no process of its own to crash, and the same mistake that runs past
+# a deadline on a busy machine fills the worker's memory (and ends it) on a quiet one.
+_FAILURE_ANSWERS: dict[FailureKind, str] = {
+    FailureKind.TIMEOUT: "no_answer", FailureKind.MEMORY: "no_answer", FailureKind.CRASH: "no_answer",
+    FailureKind.EXIT: "no_answer", FailureKind.BROKEN_CHANNEL: "no_answer",
+    FailureKind.BAD_VALUE: "bad_value",
+    FailureKind.MISSING: "missing",
+}
+
+
+@dataclass(frozen=True)
+class Answer:
+    """What one call did: returned a value, raised a built-in class of exception, or failed some other way."""
+
+    kind: str  # "returned", "raised" or "failed"
+    value: object = None
+    """The value returned (with the arguments after the call, for an observed call), the exception's nearest
+    built-in class, or how the call failed ("no_answer", "bad_value", "missing")."""
+
+    @classmethod
+    def failed(cls, kind: FailureKind) -> Answer:
+        """A call that did not return a value, by the kind of its failure."""
+        return cls("failed", _FAILURE_ANSWERS.get(kind, str(kind)))
+
+    def canonical(self) -> str:
+        """The answer as text that two equal answers share: exact types, floats to 12 significant digits."""
+        return json.dumps([self.kind, _plain(self.value)], separators=(",", ":"))
+
+
+def _plain(value):
+    """A value as JSON-ready data that keeps its types apart (a tuple is not a list, True is not 1)."""
+    kind = type(value)
+    if value is None or kind is bool or kind is str:
+        return value
+    if kind is int:
+        return {"int": str(value)}
+    if kind is float:
+        return {"float": format(value, ".12g") if math.isfinite(value) else repr(value)}
+    if kind is list or kind is tuple:
+        return {kind.__name__: [_plain(item) for item in value]}
+    if kind is dict:
+        return {"dict": [[_plain(key), _plain(item)] for key, item in value.items()]}
+    return {"other": kind.__name__}
+
+
+# The canonical text of a call that ended without an answer.
+NO_ANSWER = Answer.failed(FailureKind.TIMEOUT).canonical()
+
+
+@dataclass(frozen=True)
+class RecordedCall:
+    """One call a check made into the student's code, and what the student's code did."""
+
+    function: str
+    args: tuple
+    kwargs: dict
+    observed: bool
+    """Whether the check also read the arguments after the call (`student.call_observed`)."""
+    answer: Answer
+    limit_s: float
+
+    def digest(self) -> str:
+        """The call itself (function and arguments) as a digest, the key of a handout's table."""
+        text = json.dumps([self.function, _plain(tuple(self.args)), _plain(dict(self.kwargs)), self.observed],
+                          separators=(",", ":"))
+        return _digest(text)
+
+
+def write_calls(path: Path, calls: dict[str, list[RecordedCall]]) -> None:
+    """Keep checks' recorded calls in a file, a line per call in the wire's exact encoding (tuples stay tuples).
+
+    A line per call, since one message of the wire is bounded and a check's calls together may not be.
+    """
+    with path.open("wb") as out:
+        for nodeid, recorded in calls.items():
+            for call in recorded:
+                line = (nodeid, call.function, call.args, call.kwargs, call.observed, call.answer.kind,
+                        call.answer.value, call.limit_s)
+                out.write(wire.dumps(line)[wire.HEADER.size:] + b"\n")
+
+
+def read_calls(path: Path) -> dict[str, list[RecordedCall]]:
+    """The recorded calls that write_calls kept; none if the run kept none."""
+    if not path.is_file():
+        return {}
+    calls: dict[str, list[RecordedCall]] = {}
+    with path.open("rb") as lines:
+        for line in lines:
+            nodeid, function, args, kwargs, observed, kind, value, limit_s = wire.loads(line.rstrip(b"\n"))
+            calls.setdefault(nodeid, []).append(
+                RecordedCall(function, tuple(args), dict(kwargs), observed, Answer(kind, value), limit_s))
+    return calls
+
+
+def _digest(text: str) -> str:
+    return hashlib.blake2b(text.encode("utf-8"), digest_size=16, person=b"minimax-kit").hexdigest()
+
+
+# -- replaying a call on a known mistake, in the child
+
+
+class _OutOfTime(BaseException):
+    """A replayed call ran past PROBE_LIMIT_S (a BaseException: the program's own except cannot keep it)."""
+
+
+def _nearest_builtin(exc: BaseException) -> str:
+    """The first built-in class in the exception's MRO, as a student's exception is reported."""
+    for klass in type(exc).__mro__:
+        if getattr(builtins, klass.__name__, None) is klass:
+            return klass.__name__
+    return "an exception"
+
+
+def _on_alarm(signum, frame):
+    raise _OutOfTime
+
+
+def replay(module: types.ModuleType, call: RecordedCall) -> Answer:
+    """What `module` answers to the recorded call, on a copy of its arguments and within the probe limit."""
+    function = getattr(module, call.function, None)
+    if not callable(function):
+        return Answer.failed(FailureKind.MISSING)
+    args, kwargs = copy.deepcopy((tuple(call.args), dict(call.kwargs)))
+    signal.setitimer(signal.ITIMER_REAL, min(call.limit_s, PROBE_LIMIT_S))
+    try:
+        value = function(*args, **kwargs)
+        if isinstance(value, types.GeneratorType):  # the worker drains one into a list
+            value = list(value)
+    except _OutOfTime:
+        return Answer.failed(FailureKind.TIMEOUT)
+    except Exception as exc:  # the program's own exception is its answer, as the student's is
+        return Answer("raised", _nearest_builtin(exc))
+    except BaseException:  # SystemExit and the like end the student's worker: a crash
+        return Answer.failed(FailureKind.CRASH)
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+    try:
+        wire.dumps(value)
+    except wire.WireError:
+        return Answer.failed(FailureKind.BAD_VALUE)
+    return Answer("returned", (value, args, kwargs) if call.observed else value)
+
+
+def load_program(name: str, source: str) -> types.ModuleType | None:
+    """A known mistake's code as a module of its own, or None if it does not even import."""
+    module = types.ModuleType(f"minimax_kit_mistake_{name}")
+    module.__file__ = f"<known mistake {name}>"
+    # dataclasses and the like look their module up by name while it is executed.
+    sys.modules[module.__name__] = module
+    signal.setitimer(signal.ITIMER_REAL, PROBE_LIMIT_S)
+    try:
+        exec(compile(source, module.__file__, "exec"), module.__dict__)
+    except BaseException:  # a mistake that cannot be imported matches nothing
+        return None
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+    return module
+
+
+class replay_room:
+    """The recursion room and the alarm handler a replay needs, restored afterwards."""
+
+    def __enter__(self):
+        self._limit = sys.getrecursionlimit()
+        self._handler = signal.signal(signal.SIGALRM, _on_alarm)
+        sys.setrecursionlimit(max(self._limit, REPLAY_RECURSION_LIMIT))
+
+    def __exit__(self, *exc):
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, self._handler)
+        sys.setrecursionlimit(self._limit)
+
+
+def in_child(produce: Callable[[], Iterator[list]], limit_s: float) -> tuple[list[list], bool]:
+    """Run `produce` in a forked child and collect the lists it yields within `limit_s`, and whether it finished.
+
+    The child runs the instructor's programs only, never the student's; forking keeps whatever
+    they do (loop, crash the interpreter, print, change the recursion limit) out of the grade.
+    """
+    reading, writing = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: one JSON line per finding, then out without any of pytest's teardown
+        os.close(reading)
+        quiet = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(quiet, 1)
+        os.dup2(quiet, 2)
+        status = 0
+        try:
+            for finding in produce():
+                os.write(writing, (json.dumps(finding) + "\n").encode("utf-8"))
+            os.write(writing, b"END\n")
+        except BaseException:  # the parent keeps what was written; nothing else may escape a fork
+            status = 1
+        os._exit(status)
+    os.close(writing)
+    buffer = b""
+    deadline = time.monotonic() + limit_s
+    try:
+        while (left := deadline - time.monotonic()) > 0:
+            ready, _, _ = select.select([reading], [], [], left)
+            if not ready:
+                break
+            chunk = os.read(reading, 65536)
+            if not chunk:
+                break
+            buffer += chunk
+    finally:
+        os.close(reading)
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        os.waitpid(pid, 0)
+    lines = buffer.split(b"\n")
+    findings = []
+    for line in lines:
+        try:
+            finding = json.loads(line)
+        except ValueError:  # END, or the last line, cut off by the deadline
+            continue
+        if isinstance(finding, list):
+            findings.append(finding)
+    return findings, b"END" in lines
