@@ -1,10 +1,11 @@
 """Two installs of the kit, graded alternately: how much slower or faster one grade is in the second.
 
-    python bench/paired.py BEFORE_KIT AFTER_KIT [--runs N] exNN...
+    python bench/paired.py BEFORE_KIT AFTER_KIT [--runs N] exNN[:MUTANT]...
 
 Each kit is a checkout with its own venv in .venv (as the README's first command makes one). Each
-exercise's reference is graded N times in each kit, alternating which goes first, and the medians
-are compared: a ratio taken in one run, so the machine's drift cancels out.
+exercise's reference (or, for exNN:MUTANT, that known mistake, a grade that fails) is graded N
+times in each kit, alternating which goes first, and the medians are compared: a ratio taken in
+one run, so the machine's drift cancels out.
 """
 
 from __future__ import annotations
@@ -17,10 +18,12 @@ import time
 from pathlib import Path
 
 
-def grade_seconds(kit: Path, exercise: str) -> float:
-    """The wall time of one `grade exNN --solution` in `kit`, with its own venv's Python."""
-    command = [str(kit / ".venv" / "bin" / "python"), "-m", "grader.cli", exercise, "--solution", "--seed", "1",
-               "--output", "/dev/null"]
+def grade_seconds(kit: Path, target: str) -> float:
+    """The wall time of one `grade exNN --solution` (or `--mutant NAME`) in `kit`, with its own venv's Python."""
+    exercise, _, mutant = target.partition(":")
+    which = ["--mutant", mutant] if mutant else ["--solution"]
+    command = [str(kit / ".venv" / "bin" / "python"), "-m", "grader.cli", exercise, *which, "--seed", "1",
+               "--output", "/dev/null", "--exit-zero"]
     # Bytecode cached as on a student's machine: a shell that forbids writing it would have each
     # kit recompile whatever its last edit left stale, on every run.
     env = {name: value for name, value in os.environ.items() if name != "PYTHONDONTWRITEBYTECODE"}

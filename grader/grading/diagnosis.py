@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING
 
 from grader.grading.replay import (
     NO_ANSWER,
+    PROBE_LIMIT_S,
+    QUICK_PROBE_S,
     REFERENCE,
     RecordedCall,
     in_child,
@@ -42,30 +44,41 @@ class CodeLibrary:
             self._modules[name] = load_program(name, source)
         return self._modules[name]
 
-    def matches(self, calls: list[RecordedCall]) -> Iterator[KnownMistake]:
-        """Each mistake that answers every call as the student did, and one of them unlike the reference."""
+    def matches(self, calls: list[RecordedCall], limit_s: float = PROBE_LIMIT_S,
+                only: list[KnownMistake] | None = None) -> Iterator[tuple[KnownMistake, bool]]:
+        """(mistake, True) for each mistake that answers every call as the student did, and one of them unlike
+        the reference; (mistake, False) for one left undecided, since a replay of its (or of the reference)
+        did not end within `limit_s`. One at a time, so that what is found is kept if the deadline comes."""
         # Calls that got no answer go last: a replay of one may take the whole probe limit, and most
         # mistakes are ruled out sooner by a value. The order does not change what matches.
         calls = sorted(calls, key=lambda call: call.answer.canonical() == NO_ANSWER)
+        cut_short = limit_s < PROBE_LIMIT_S
         reference_answers: dict[int, str] = {}
-        for mistake in self._mistakes:
+        for mistake in self._mistakes if only is None else only:
             module = self._module(mistake.name, mistake.source)
             if module is None:
                 continue
             answers = []
             for call in calls:  # the first call it answers otherwise rules it out: most stop at once
-                answer = replay(module, call).canonical()
+                answer = replay(module, call, limit_s).canonical()
+                if cut_short and answer == NO_ANSWER:
+                    yield mistake, False
+                    break
                 if answer != call.answer.canonical():
                     break
                 answers.append(answer)
             else:
-                reference = self._module("reference", self._reference)
+                reference = self._module(REFERENCE, self._reference)
                 for index, call in enumerate(calls):
                     if index not in reference_answers:
-                        reference_answers[index] = (replay(reference, call).canonical() if reference
+                        reference_answers[index] = (replay(reference, call, limit_s).canonical() if reference
                                                     else call.answer.canonical())
+                    if cut_short and reference_answers[index] == NO_ANSWER:
+                        del reference_answers[index]  # the next pass replays it in full
+                        yield mistake, False
+                        break
                     if reference_answers[index] != answers[index]:
-                        yield mistake
+                        yield mistake, True
                         break
 
 
@@ -101,9 +114,22 @@ def _matches(build: Callable[[], Library | None], failed: dict[str, list[Recorde
     if library is None:
         return
     with replay_room():
+        # Two passes: every replay within QUICK_PROBE_S first, so that a slow program cannot keep
+        # the others from their turn before the deadline; then the undecided ones in full.
+        pending = []
         for nodeid, calls in failed.items():
-            for mistake in library.matches(calls):
-                yield [nodeid, mistake.name, mistake.why]
+            undecided = []
+            for mistake, decided in library.matches(calls, QUICK_PROBE_S):
+                if decided:
+                    yield [nodeid, mistake.name, mistake.why]
+                else:
+                    undecided.append(mistake)
+            if undecided:
+                pending.append((nodeid, calls, undecided))
+        for nodeid, calls, undecided in pending:
+            for mistake, decided in library.matches(calls, PROBE_LIMIT_S, undecided):
+                if decided:
+                    yield [nodeid, mistake.name, mistake.why]
 
 
 def alike(calls: dict[str, list[RecordedCall]], mistakes: list[KnownMistake], reference: str,

@@ -33,6 +33,9 @@ REFERENCE = "reference"
 # that timed out matches a mistake that is still running after this long; so does a reference that
 # slow, which then tells nothing apart on that call.
 PROBE_LIMIT_S = 0.5
+# A first pass replays every call within this much: most mistakes are told apart at once, and the
+# slow programs (a search without its memo, say) wait for a second pass, if the deadline allows one.
+QUICK_PROBE_S = 0.02
 # The recursion the replayed programs get, as the worker gives the student's (ex03's deep trees).
 REPLAY_RECURSION_LIMIT = 10_000
 # Which failures of a call count as the same answer. A call that ended without an answer is one kind:
@@ -153,13 +156,13 @@ def _on_alarm(signum, frame):
     raise _OutOfTime
 
 
-def replay(module: types.ModuleType, call: RecordedCall) -> Answer:
-    """What `module` answers to the recorded call, on a copy of its arguments and within the probe limit."""
+def replay(module: types.ModuleType, call: RecordedCall, limit_s: float = PROBE_LIMIT_S) -> Answer:
+    """What `module` answers to the recorded call, on a copy of its arguments and within `limit_s`."""
     function = getattr(module, call.function, None)
     if not callable(function):
         return Answer.failed(FailureKind.MISSING)
     args, kwargs = copy.deepcopy((tuple(call.args), dict(call.kwargs)))
-    signal.setitimer(signal.ITIMER_REAL, min(call.limit_s, PROBE_LIMIT_S))
+    signal.setitimer(signal.ITIMER_REAL, min(call.limit_s, limit_s))
     try:
         value = function(*args, **kwargs)
         if isinstance(value, types.GeneratorType):  # the worker drains one into a list

@@ -101,8 +101,10 @@ class MistakeDigests:
         self.names = names
         self.calls = calls
 
-    def matches(self, calls: list[RecordedCall]) -> Iterator[NamedMistake]:
-        """Each mistake that answers every covered call as the student did, and one of them wrongly."""
+    def matches(self, calls: list[RecordedCall], limit_s: float = 0.0,
+                only: list | None = None) -> Iterator[tuple[NamedMistake, bool]]:
+        """(mistake, True) for each mistake that answers every covered call as the student did, and one of them
+        wrongly; none is ever undecided, since nothing is replayed (`limit_s` and `only` serve CodeLibrary)."""
         keyed = [(digest, call.answer) for call in calls if (digest := call.digest()) in self.calls]
         for index, sealed in enumerate(self.names):
             opened = [open_entry(self.calls[digest][index], digest, answer) for digest, answer in keyed]
@@ -111,7 +113,7 @@ class MistakeDigests:
             if any(differs for _, differs in opened):
                 named = open_name(sealed, opened[0][0])
                 if named is not None:
-                    yield named
+                    yield named, True
 
     def as_data(self) -> dict:
         """The handout's file."""

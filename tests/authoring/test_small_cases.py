@@ -16,7 +16,7 @@ import os
 
 import pytest
 
-from tests.authoring.test_picture_tables import EX04, EX07, SHARED, SMALLEST, _load_module, _oracle_facts
+from tests.authoring.test_picture_tables import EX04, SHARED, SMALLEST, _load_module, _oracle_facts
 from tests.conftest import REPO
 
 # Leaf values: a negative one (a search that starts from 0 goes wrong on it) and ties (a cutoff on
@@ -228,9 +228,10 @@ def test_the_smallest_wrong_tree_is_the_first_in_the_order_and_its_picture_fits_
             assert all(len(line) <= SHARED.WIDTH for line in drawn.splitlines())
 
 
-@pytest.mark.parametrize("module", [EX04, EX07], ids=["ex04", "ex07"])
-def test_every_small_tree_draws_within_80_columns(module):
-    for case in module.CASES:
+@pytest.mark.parametrize("exercise", ["ex04_alpha_beta", "ex07_move_ordering"])
+def test_every_small_tree_draws_within_80_columns(exercise):
+    table = _load_module(f"small_trees_{exercise}", REPO / "exercises" / exercise / "checks" / "small_trees.py")
+    for case in table.CASES:
         tree = case["tree"]
         facts = SHARED.facts_from_table({(repr(tree), True): SHARED.Searched(*case["search"][True])}, tree, True)
         assert all(len(line) <= SHARED.WIDTH for line in SHARED.render(facts, None, []).splitlines())

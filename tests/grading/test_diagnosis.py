@@ -80,10 +80,10 @@ def test_a_replay_answers_as_the_worker_would():
 def test_a_mistake_is_named_when_it_answers_every_call_as_the_student_and_one_unlike_the_reference():
     library = CodeLibrary([OFF_BY_ONE, SQUARES, SAME], REFERENCE_CODE)
     student = [returned("double", (2,), 5), returned("double", (3,), 7)]
-    assert [mistake.name for mistake in library.matches(student)] == ["off_by_one"]
+    assert [mistake.name for mistake, _ in library.matches(student)] == ["off_by_one"]
     # 2 * 2 == 2 ** 2: on this call alone squaring cannot be told from doubling, nor from the reference
-    assert [mistake.name for mistake in library.matches([returned("double", (2,), 4)])] == []
-    assert [mistake.name for mistake in library.matches([returned("double", (3,), 9)])] == ["squares"]
+    assert [mistake.name for mistake, _ in library.matches([returned("double", (2,), 4)])] == []
+    assert [mistake.name for mistake, _ in library.matches([returned("double", (3,), 9)])] == ["squares"]
 
 
 def test_diagnose_runs_in_a_child_keeps_the_widest_match_and_stops_at_its_limit():
@@ -120,18 +120,18 @@ def test_a_handouts_table_names_a_mistake_only_to_answers_that_make_it_and_shows
     assert set(shipped) == {"format_version", "mistakes", "calls"}  # hex and nothing else: no name, why or answer
     assert all(re.fullmatch("[0-9a-f]+", text) for text in texts)
     read = MistakeDigests.read(path)
-    assert [mistake.name for mistake in read.matches([returned("double", (3,), 7)])] == ["off_by_one"]
-    assert [mistake.why for mistake in read.matches([returned("double", (3,), 9)])] == ["squares instead of doubling"]
-    assert [mistake.name for mistake in read.matches([returned("double", (3,), 8)])] == []
-    assert [mistake.name for mistake in read.matches([returned("double", (5,), 11)])] == []  # no entry for it
+    assert [mistake.name for mistake, _ in read.matches([returned("double", (3,), 7)])] == ["off_by_one"]
+    assert [mistake.why for mistake, _ in read.matches([returned("double", (3,), 9)])] == ["squares instead of doubling"]
+    assert [mistake.name for mistake, _ in read.matches([returned("double", (3,), 8)])] == []
+    assert [mistake.name for mistake, _ in read.matches([returned("double", (5,), 11)])] == []  # no entry for it
     # Every covered call must open: right on one call and wrong on the other is not off_by_one
-    assert [mistake.name for mistake in read.matches([returned("double", (2,), 5), returned("double", (3,), 6)])] == []
-    assert [mistake.name for mistake in read.matches([returned("double", (2,), 5), returned("double", (3,), 7)])] == [
+    assert [mistake.name for mistake, _ in read.matches([returned("double", (2,), 5), returned("double", (3,), 6)])] == []
+    assert [mistake.name for mistake, _ in read.matches([returned("double", (2,), 5), returned("double", (3,), 7)])] == [
         "off_by_one"]
     # squares answers the call on 2 as the reference does: a student who does too, and squares 3, is named
-    assert [mistake.name for mistake in read.matches([returned("double", (2,), 4), returned("double", (3,), 9)])] == [
+    assert [mistake.name for mistake, _ in read.matches([returned("double", (2,), 4), returned("double", (3,), 9)])] == [
         "squares"]
-    assert [mistake.name for mistake in read.matches([returned("double", (2,), 5), returned("double", (3,), 9)])] == []
+    assert [mistake.name for mistake, _ in read.matches([returned("double", (2,), 5), returned("double", (3,), 9)])] == []
 
 
 @pytest.mark.parametrize("text", ["", "[]", '{"format_version": 2, "mistakes": []}',
@@ -160,3 +160,15 @@ def test_recorded_calls_round_trip_with_their_types(tmp_path):
     write_calls(tmp_path / "calls.json", calls)
     assert read_calls(tmp_path / "calls.json") == calls
     assert read_calls(tmp_path / "none.json") == {}
+
+
+def test_a_slow_mistake_waits_for_a_second_pass_and_still_matches_a_call_that_got_no_answer():
+    slow = KnownMistake("slow", "never finishes", "import time\ndef double(x):\n    time.sleep(5)\n", "mutant")
+    quick_find = {"a": [returned("double", (3,), 7)]}
+    # The slow program comes first, yet a fast one is found well within a deadline it alone would use up.
+    found = diagnose(lambda: CodeLibrary([slow, OFF_BY_ONE], REFERENCE_CODE), quick_find, 0.4)
+    assert [entry.mistake for entry in found] == ["off_by_one"]
+    # A call that got no answer in the worker is matched by a program that gets none in the full pass.
+    stuck = {"a": [RecordedCall("double", (3,), {}, False, Answer.failed(FailureKind.TIMEOUT), 2.0)]}
+    found = diagnose(lambda: CodeLibrary([slow, OFF_BY_ONE], REFERENCE_CODE), stuck, 10.0)
+    assert [entry.mistake for entry in found] == ["slow"]

@@ -8,15 +8,12 @@ about each tree, in the table's order of size, until an answer is wrong.
 from __future__ import annotations
 
 from alpha_beta_picture import minimax_picture
-from small_trees import CASES
-from smallest_case import equal, first_wrong, headline, largest_tree
-
-LARGEST = largest_tree(CASES)
+from smallest_case import equal, first_wrong, headline, largest_tree, small_cases
 
 
 def _asks(function: str):
     """(case, function, args, expected, same) for every case of the table that `function` is asked about."""
-    for case in CASES:
+    for case in small_cases():
         tree = case["tree"]
         if function == "minimax":
             for root_max in (True, False):
@@ -30,7 +27,7 @@ def _asks(function: str):
 def smallest_wrong_picture(student, function: str) -> str | None:
     """The smallest tree on which `function` answers wrongly, drawn with every list's minimax value."""
     found = first_wrong(student, _asks(function))
-    words = headline(found, function, LARGEST)
+    words = headline(found, function, largest_tree(small_cases()))
     if not isinstance(found, tuple):
         return words or None
     case, called, args, _, _ = found

@@ -11,8 +11,7 @@ from types import MappingProxyType
 
 from alpha_beta_picture import INF, Facts, Searched, divergence, facts_from_table, render, your_leaves
 from grader.checks import TracingUnavailable
-from small_trees import CASES
-from smallest_case import equal, first_wrong, headline, largest_tree
+from smallest_case import equal, first_wrong, headline, largest_tree, small_cases
 
 
 def counts_picture(student, tree) -> str:
@@ -33,7 +32,7 @@ def counts_picture(student, tree) -> str:
 def smallest_wrong_picture(student, function: str) -> str | None:
     """The smallest tree of small_trees.py on which `function` answers wrongly, with alpha-beta's search on it."""
     found = first_wrong(student, _asks(function))
-    words = headline(found, function, largest_tree(CASES))
+    words = headline(found, function, largest_tree(small_cases()))
     if not isinstance(found, tuple):
         return words or None
     case, called, args, _, _ = found
@@ -45,7 +44,7 @@ def smallest_wrong_picture(student, function: str) -> str | None:
 
 def _asks(function: str):
     """(case, function, args, expected, same) for every case of the table, as `function` is asked about it."""
-    for case in CASES:
+    for case in small_cases():
         if function == "best_counter_bid":
             yield case, function, (case["tree"],), case["best_counter_bid"], equal
         else:

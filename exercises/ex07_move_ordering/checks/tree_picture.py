@@ -15,8 +15,7 @@ from types import MappingProxyType
 from alpha_beta_picture import (INF, WIDTH, Facts, Searched, divergence, facts_from_table, num, outline, render,
                                 table_key, your_leaves)
 from grader.checks import TracingUnavailable
-from small_trees import CASES
-from smallest_case import close, equal, first_wrong, headline, largest_tree
+from smallest_case import close, equal, first_wrong, headline, largest_tree, small_cases
 
 
 def fraction_picture(student, tree) -> str:
@@ -46,10 +45,11 @@ def smallest_wrong_picture(student, *functions: str) -> str | None:
     found = None
     for function in functions:
         same = close if function == "pruned_fraction" else equal
-        found = first_wrong(student, ((case, function, (case["tree"],), case[function], same) for case in CASES))
+        found = first_wrong(student, ((case, function, (case["tree"],), case[function], same)
+                                      for case in small_cases()))
         if found is not None:
             break
-    words = headline(found, " and ".join(functions), largest_tree(CASES))
+    words = headline(found, " and ".join(functions), largest_tree(small_cases()))
     if not isinstance(found, tuple):
         return words or None
     case, function = found[0], found[1]
