@@ -12,7 +12,6 @@ from __future__ import annotations
 import math
 import textwrap
 
-from alpha_beta_picture import WIDTH
 from grader.checks import Answer, ProbeOver
 
 
@@ -78,6 +77,8 @@ def call_words(function: str, args: tuple) -> str:
 
 def headline(found, functions: str, largest: int) -> str:
     """The sentence above the picture: the smallest failing call, or why there is none to show."""
+    from alpha_beta_picture import WIDTH  # as wide as the picture below it; loaded only by a failed check
+
     if found == "budget":
         return ""
     if found is None:

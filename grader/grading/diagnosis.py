@@ -116,15 +116,20 @@ def _matches(build: Callable[[], Library | None], failed: dict[str, list[Recorde
     with replay_room():
         # Two passes: every replay within QUICK_PROBE_S first, so that a slow program cannot keep
         # the others from their turn before the deadline; then the undecided ones in full.
+        # A check whose calls all got answers, and that the first pass found a mistake for, is settled:
+        # a program too slow for that pass could match it only by answering wrongly as well, and
+        # waiting for it would cost every failing grade the whole deadline.
         pending = []
         for nodeid, calls in failed.items():
-            undecided = []
+            undecided, named = [], False
             for mistake, decided in library.matches(calls, QUICK_PROBE_S):
                 if decided:
+                    named = True
                     yield [nodeid, mistake.name, mistake.why]
                 else:
                     undecided.append(mistake)
-            if undecided:
+            unanswered = any(call.answer.canonical() == NO_ANSWER for call in calls)
+            if undecided and (unanswered or not named):
                 pending.append((nodeid, calls, undecided))
         for nodeid, calls, undecided in pending:
             for mistake, decided in library.matches(calls, PROBE_LIMIT_S, undecided):

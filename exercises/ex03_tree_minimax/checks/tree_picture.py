@@ -7,7 +7,6 @@ about each tree, in the table's order of size, until an answer is wrong.
 
 from __future__ import annotations
 
-from alpha_beta_picture import minimax_picture
 from smallest_case import equal, first_wrong, headline, largest_tree, small_cases
 
 
@@ -30,6 +29,8 @@ def smallest_wrong_picture(student, function: str) -> str | None:
     words = headline(found, function, largest_tree(small_cases()))
     if not isinstance(found, tuple):
         return words or None
+    from alpha_beta_picture import minimax_picture  # only a failed check draws: a passing grade never loads it
+
     case, called, args, _, _ = found
     root_max = args[1] if called == "minimax" else True
     return "\n".join([words, "", minimax_picture(case["tree"], dict(case["values"][root_max]), root_max)])
