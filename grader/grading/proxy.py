@@ -6,7 +6,6 @@ The fixtures that hand these to a check live in `grader.grading.plugin`; these c
 from __future__ import annotations
 
 import contextlib
-import functools
 import time
 from collections.abc import Callable, Iterator
 
@@ -42,7 +41,7 @@ class StudentProxy:
     def __getattr__(self, name: str):
         if name.startswith("_"):
             raise AttributeError(name)
-        return functools.partial(self._call, name, False)
+        return StudentFunction(self, name)
 
     def call_observed(self, name: str, *args, **kwargs):
         """Call `name` and also return the arguments as they were after the call: (value, args, kwargs)."""
@@ -113,6 +112,21 @@ class StudentProxy:
 
     def _record(self, name: str, args: tuple, kwargs: dict, observe: bool, answer: Answer) -> None:
         self._calls.append(RecordedCall(name, args, kwargs, observe, answer, self._timeout))
+
+
+class StudentFunction:
+    """`student.NAME`: a call of it runs NAME in the sandbox; pytest's assertion message names it as written."""
+
+    def __init__(self, proxy: StudentProxy, name: str):
+        self._proxy = proxy
+        self._name = name
+
+    def __call__(self, *args, **kwargs):
+        return self._proxy._call(self._name, False, *args, **kwargs)
+
+    def __repr__(self) -> str:
+        # pytest writes "where 9 = student.minimax([3, [5, [1, 8]]])", not an object's address.
+        return f"student.{self._name}"
 
 
 class Feedback:
