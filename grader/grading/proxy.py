@@ -43,6 +43,9 @@ class StudentProxy:
             raise AttributeError(name)
         return StudentFunction(self, name)
 
+    def __repr__(self) -> str:
+        return "student"
+
     def call_observed(self, name: str, *args, **kwargs):
         """Call `name` and also return the arguments as they were after the call: (value, args, kwargs)."""
         reply = self._call(name, True, *args, **kwargs)

@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import re
+
+# pytest's introspection of `student.NAME(...)` ends in "where student.NAME = student.NAME": it says nothing.
+_SELF_EVIDENT = re.compile(r"^\s*\+\s+where (.+) = \1$")
+
 
 def is_rerun_advice(line: str) -> bool:
     """Whether a line of pytest's is its advice to rerun with -v or -vv, which a student cannot take."""
@@ -10,9 +15,10 @@ def is_rerun_advice(line: str) -> bool:
 
 
 def explanation(exception_only: str) -> str:
-    """pytest's one-exception summary, without its advice to rerun with -v (students cannot)."""
+    """pytest's one-exception summary, without its advice to rerun with -v (students cannot) and without
+    lines that say a name is itself."""
     lines = exception_only.splitlines()
-    return "\n".join(line for line in lines if not is_rerun_advice(line)).rstrip()
+    return "\n".join(line for line in lines if not is_rerun_advice(line) and not _SELF_EVIDENT.match(line)).rstrip()
 
 
 def check_message(words: str | None, *, public: bool, hint: str | None, notes: list[str]) -> str | None:

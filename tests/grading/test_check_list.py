@@ -94,3 +94,12 @@ def test_a_checks_own_call_timeout_is_read_and_a_bad_one_is_a_fault_of_the_kit()
     assert call_timeout(item("checks/test_hidden.py::test_x")) is None
     with pytest.raises(BadMarker, match="@pytest.mark.call_timeout needs one valid argument"):
         call_timeout(item("checks/test_hidden.py::test_x", call_timeout=(-1,)))
+
+
+def test_an_explanation_names_the_students_function_once():
+    pytest_words = ("AssertionError: assert 9 == 5\n"
+                    " +  where 9 = student.minimax([3, [5, [1, 8]]])\n"
+                    " +    where student.minimax = student.minimax\n"
+                    "  Use -v to get more diff")
+    assert explanation(pytest_words) == ("AssertionError: assert 9 == 5\n"
+                                         " +  where 9 = student.minimax([3, [5, [1, 8]]])")
