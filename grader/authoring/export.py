@@ -137,9 +137,13 @@ def _copy_package(target: Path) -> None:
     shutil.copytree(source, target, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
 
 
-def _empty_target(path: Path) -> None:
+def _refuse_full_target(path: Path) -> None:
     if path.exists() and (not path.is_dir() or any(path.iterdir())):
         raise KitError(f"{path}: the export target must be a new or empty folder")
+
+
+def _empty_target(path: Path) -> None:
+    _refuse_full_target(path)
     path.mkdir(parents=True, exist_ok=True)
 
 
@@ -175,6 +179,11 @@ def mistake_table(kit: Kit, exercise: Exercise) -> dict | None:
 
 def export_handout(kit: Kit, target: Path, notebooks: bool = False) -> list[str]:
     """Write the student handout to `target`, with each stub as a notebook too if asked; return the exercise names."""
+    _refuse_full_target(target)
+    exercises = kit.exercises()
+    # Each exercise's reference graded once, in parallel: the calls its known mistakes are sealed against.
+    # First, so that a reference that fails stops the export before anything is written.
+    tables = in_parallel(lambda exercise: mistake_table(kit, exercise), exercises)
     _empty_target(target)
     shutil.copyfile(kit.root / "pyproject.toml", target / "pyproject.toml")
     (target / "README.md").write_text(_STUDENT_README + (_NOTEBOOK_README if notebooks else ""), encoding="utf-8")
@@ -184,9 +193,6 @@ def export_handout(kit: Kit, target: Path, notebooks: bool = False) -> list[str]
     workflow.write_text(classroom_workflow(kit.exercises()), encoding="utf-8")
     _copy_package(target / "grader")
     names = []
-    exercises = kit.exercises()
-    # Each exercise's reference graded once, in parallel: the calls its known mistakes are sealed against.
-    tables = in_parallel(lambda exercise: mistake_table(kit, exercise), exercises)
     for exercise, table in zip(exercises, tables):
         folder = target / "exercises" / exercise.name
         (folder / "checks").mkdir(parents=True)

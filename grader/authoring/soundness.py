@@ -215,7 +215,10 @@ def check_exercise(kit: Kit, exercise: Exercise, seeds=DEFAULT_SEEDS, jobs: int 
         if kind in ("mutant", "wrong") and library is not None:
             name = mutants[path].name if kind == "mutant" else path.stem
             diagnosed = [entry["mistake"] for entry in report["diagnosis"]]
-            if report["score"] < report["max_score"] and name not in diagnosed:
+            # Only a check that failed on an answer can be diagnosed by answers: one that only timed
+            # out (a busy machine's deadline comes first) shows nothing a replay could match.
+            answered = any(map(_caught, (test for test in report["tests"] if test["score"] < test["max_score"])))
+            if answered and name not in diagnosed:
                 instead = f"as {', '.join(diagnosed)} instead" if diagnosed else "as no known mistake"
                 result.problems.append(f"{exercise.id} {kind} {name!r} (seed {seed}) is diagnosed {instead}: "
                                        "its answers on a failed check's calls differ from its own code's, "

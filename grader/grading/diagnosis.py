@@ -89,12 +89,14 @@ Library = CodeLibrary | MistakeDigests
 
 
 def diagnose(library: Callable[[], Library | None], failed: dict[str, list[RecordedCall]],
-             limit_s: float) -> tuple[DiagnosedMistake, ...]:
+             limit_s: float, settle: bool = True) -> tuple[DiagnosedMistake, ...]:
     """The known mistakes the failed checks' calls match, most checks first; whatever is found within `limit_s`.
 
     `library` is called in the child, so that reading the mistakes is part of what the limit bounds.
+    `settle` ends a check's diagnosis once its first pass has named a mistake (see _matches); without
+    it every mistake is decided, as grade check's proof needs.
     """
-    found, _ = in_child(lambda: _matches(library, failed), limit_s)
+    found, _ = in_child(lambda: _matches(library, failed, settle), limit_s)
     checks: dict[str, list[str]] = {}
     whys: dict[str, str] = {}
     for nodeid, name, why in (finding for finding in found
@@ -109,16 +111,18 @@ def diagnose(library: Callable[[], Library | None], failed: dict[str, list[Recor
     return tuple(DiagnosedMistake(name, whys[name], tuple(checks[name])) for name in order)
 
 
-def _matches(build: Callable[[], Library | None], failed: dict[str, list[RecordedCall]]) -> Iterator[list[str]]:
+def _matches(build: Callable[[], Library | None], failed: dict[str, list[RecordedCall]],
+             settle: bool) -> Iterator[list[str]]:
     library = build()
     if library is None:
         return
     with replay_room():
         # Two passes: every replay within QUICK_PROBE_S first, so that a slow program cannot keep
         # the others from their turn before the deadline; then the undecided ones in full.
-        # A check whose calls all got answers, and that the first pass found a mistake for, is settled:
-        # a program too slow for that pass could match it only by answering wrongly as well, and
-        # waiting for it would cost every failing grade the whole deadline.
+        # With `settle`, a check whose calls all got answers, and that the first pass found a mistake for,
+        # is settled: a program too slow for that pass could match it too only if it answers the same
+        # wrong answers, and waiting for it would cost every failing grade the whole deadline. (On a
+        # busy machine the first pass leaves more undecided, so only a student's grade settles.)
         pending = []
         for nodeid, calls in failed.items():
             undecided, named = [], False
@@ -129,7 +133,7 @@ def _matches(build: Callable[[], Library | None], failed: dict[str, list[Recorde
                 else:
                     undecided.append(mistake)
             unanswered = any(call.answer.canonical() == NO_ANSWER for call in calls)
-            if undecided and (unanswered or not named):
+            if undecided and (unanswered or not named or not settle):
                 pending.append((nodeid, calls, undecided))
         for nodeid, calls, undecided in pending:
             for mistake, decided in library.matches(calls, PROBE_LIMIT_S, undecided):

@@ -235,10 +235,13 @@ class GradingSession:
         failed = {nodeid: calls for nodeid, calls in self.calls.items()
                   if calls and self.feedback.get(nodeid, CheckFeedback(Outcome.PASSED)).outcome != Outcome.PASSED}
         if failed:
+            # A limit of the runner's (grade check's proof) asks for every mistake decided; a student's
+            # grade gives the diagnosis a share of its time and settles each check at its first name.
             limit = self.settings.diagnosis_limit_s
+            settle = limit is None
             if limit is None:
                 limit = max(DIAGNOSIS_FLOOR_S, DIAGNOSIS_SHARE * (time.monotonic() - self.started))
-            Diagnosis(diagnose(self._library, failed, limit)).write(self.files.diagnosis)
+            Diagnosis(diagnose(self._library, failed, limit, settle)).write(self.files.diagnosis)
 
     def _keeps_calls(self, check: Check) -> bool:
         """Whether the run keeps this check's calls whether it passes or not (settings.record_calls)."""

@@ -390,3 +390,14 @@ def test_a_hidden_only_helper_never_ships_and_a_public_check_may_not_import_one(
     refused = run_grade("export", str(tmp_path / "again"), cwd=toy_kit.root)
     assert refused.returncode == 2 and refused.stderr.count("\n") == 1, refused.stderr
     assert "imports hidden_oracle.py, a hidden-only helper, which never ships to students" in refused.stderr
+
+
+def test_a_reference_that_fails_stops_the_export_before_anything_is_written(toy_kit, tmp_path):
+    reference = toy_kit.root / "solutions" / "ex01_toy" / "toy.py"
+    reference.write_text(reference.read_text().replace("return a + b", "return a + b + 1"))
+    handout = tmp_path / "handout"
+    result = run_grade("export", str(handout), cwd=toy_kit.root)
+    assert result.returncode == 2
+    assert result.stderr == (f"grade: {reference}: the reference must pass its checks before its mistakes can ship "
+                             "(run grade check ex01)\n")
+    assert not handout.exists()
