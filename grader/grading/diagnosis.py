@@ -44,7 +44,7 @@ class CodeLibrary:
             self._modules[name] = load_program(name, source)
         return self._modules[name]
 
-    def matches(self, calls: list[RecordedCall], limit_s: float = PROBE_LIMIT_S,
+    def matches(self, calls: list[RecordedCall], limit_s: float | None = None,
                 only: list[KnownMistake] | None = None) -> Iterator[tuple[KnownMistake, bool]]:
         """(mistake, True) for each mistake that answers every call as the student did, and one of them unlike
         the reference; (mistake, False) for one left undecided, since a replay of its (or of the reference)
@@ -52,7 +52,7 @@ class CodeLibrary:
         # Calls that got no answer go last: a replay of one may take the whole probe limit, and most
         # mistakes are ruled out sooner by a value. The order does not change what matches.
         calls = sorted(calls, key=lambda call: call.answer.canonical() == NO_ANSWER)
-        cut_short = limit_s < PROBE_LIMIT_S
+        cut_short = limit_s is not None and limit_s < PROBE_LIMIT_S
         reference_answers: dict[int, str] = {}
         for mistake in self._mistakes if only is None else only:
             module = self._module(mistake.name, mistake.source)
@@ -135,8 +135,10 @@ def _matches(build: Callable[[], Library | None], failed: dict[str, list[Recorde
             unanswered = any(call.answer.canonical() == NO_ANSWER for call in calls)
             if undecided and (unanswered or not named or not settle):
                 pending.append((nodeid, calls, undecided))
+        # A student's grade replays within PROBE_LIMIT_S; grade check's proof within each call's own limit.
+        limit_s = PROBE_LIMIT_S if settle else None
         for nodeid, calls, undecided in pending:
-            for mistake, decided in library.matches(calls, PROBE_LIMIT_S, undecided):
+            for mistake, decided in library.matches(calls, limit_s, undecided):
                 if decided:
                     yield [nodeid, mistake.name, mistake.why]
 
@@ -165,7 +167,7 @@ def _alike(calls: list[RecordedCall], mistakes: list[KnownMistake], reference: s
             for group in groups:
                 by_answer: dict[str, list[str]] = {}
                 for name in group:
-                    by_answer.setdefault(replay(programs[name], call).canonical(), []).append(name)
+                    by_answer.setdefault(replay(programs[name], call, PROBE_LIMIT_S).canonical(), []).append(name)
                 refined += [names for names in by_answer.values() if len(names) > 1]
             groups = refined
             if not groups:

@@ -29,9 +29,10 @@ from grader.sandbox import wire
 
 # The name the reference goes by among the programs replayed.
 REFERENCE = "reference"
-# How long a mistake may take on one call before its answer counts as a timeout. A student's call
-# that timed out matches a mistake that is still running after this long; so does a reference that
-# slow, which then tells nothing apart on that call.
+# In a student's grade, how long a mistake may take on one call before its answer counts as none. A
+# student's call that timed out matches a mistake that is still running after this long; so does a
+# reference that slow, which then tells nothing apart on that call. (grade check's proof and grade
+# export give each replay the call's own limit in the worker instead.)
 PROBE_LIMIT_S = 0.5
 # A first pass replays every call within this much: most mistakes are told apart at once, and the
 # slow programs (a search without its memo, say) wait for a second pass, if the deadline allows one.
@@ -156,25 +157,29 @@ def _on_alarm(signum, frame):
     raise _OutOfTime
 
 
-def replay(module: types.ModuleType, call: RecordedCall, limit_s: float = PROBE_LIMIT_S) -> Answer:
-    """What `module` answers to the recorded call, on a copy of its arguments and within `limit_s`."""
+def replay(module: types.ModuleType, call: RecordedCall, limit_s: float | None = None) -> Answer:
+    """What `module` answers to the recorded call, on a copy of its arguments, within `limit_s` or else
+    within the call's own limit in the worker (None), as the student's code had."""
     function = getattr(module, call.function, None)
     if not callable(function):
         return Answer.failed(FailureKind.MISSING)
     args, kwargs = copy.deepcopy((tuple(call.args), dict(call.kwargs)))
-    signal.setitimer(signal.ITIMER_REAL, min(call.limit_s, limit_s))
     try:
-        value = function(*args, **kwargs)
-        if isinstance(value, types.GeneratorType):  # the worker drains one into a list
-            value = list(value)
+        try:
+            signal.setitimer(signal.ITIMER_REAL, call.limit_s if limit_s is None else min(call.limit_s, limit_s))
+            value = function(*args, **kwargs)
+            if isinstance(value, types.GeneratorType):  # the worker drains one into a list
+                value = list(value)
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+    # Outside the finally: an alarm that fires just as the call returns, before the timer is
+    # stopped, still ends here (the call ran to its limit) and not in the caller.
     except _OutOfTime:
         return Answer.failed(FailureKind.TIMEOUT)
     except Exception as exc:  # the program's own exception is its answer, as the student's is
         return Answer("raised", _nearest_builtin(exc))
     except BaseException:  # SystemExit and the like end the student's worker: a crash
         return Answer.failed(FailureKind.CRASH)
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
     try:
         wire.dumps(value)
     except wire.WireError:
@@ -188,13 +193,14 @@ def load_program(name: str, source: str) -> types.ModuleType | None:
     module.__file__ = f"<known mistake {name}>"
     # dataclasses and the like look their module up by name while it is executed.
     sys.modules[module.__name__] = module
-    signal.setitimer(signal.ITIMER_REAL, PROBE_LIMIT_S)
     try:
-        exec(compile(source, module.__file__, "exec"), module.__dict__)
-    except BaseException:  # a mistake that cannot be imported matches nothing
+        try:
+            signal.setitimer(signal.ITIMER_REAL, PROBE_LIMIT_S)
+            exec(compile(source, module.__file__, "exec"), module.__dict__)
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+    except BaseException:  # a mistake that cannot be imported (or takes too long to) matches nothing
         return None
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
     return module
 
 

@@ -65,7 +65,8 @@ def graded(tmp_path_factory):
     out = base / "marks"
     result = run_grade("batch", str(folder), "--all", "--jobs", "2", "--out", str(out), cwd=kit.root)
     assert result.returncode == 0, result.stderr
-    assert f"Class report: {out / 'report.html'} (per check: {out / 'checks.csv'})" in result.stdout
+    assert (f"Class report: {out / 'report.html'} (per check: {out / 'checks.csv'}; per known mistake: "
+            f"{out / 'mistakes.csv'})") in " ".join(result.stdout.split())
     return kit, folder, out
 
 
