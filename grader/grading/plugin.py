@@ -40,9 +40,7 @@ from grader.grading.check_list import (
     is_public,
     resolve_requirements,
 )
-from grader.grading.diagnosis import CodeLibrary, Library, diagnose
 from grader.grading.replay import RecordedCall, write_calls
-from grader.grading.sealed_mistakes import MistakeDigests
 from grader.grading.proxy import Feedback, StudentProxy
 from grader.grading.wording import check_message, explanation
 from grader.outcomes import Outcome
@@ -241,6 +239,8 @@ class GradingSession:
             settle = limit is None
             if limit is None:
                 limit = max(DIAGNOSIS_FLOOR_S, DIAGNOSIS_SHARE * (time.monotonic() - self.started))
+            from grader.grading.diagnosis import diagnose  # only a failed grade diagnoses
+
             Diagnosis(diagnose(self._library, failed, limit, settle)).write(self.files.diagnosis)
 
     def _keeps_calls(self, check: Check) -> bool:
@@ -248,8 +248,10 @@ class GradingSession:
         recording = self.settings.record_calls
         return recording is CallRecording.ALL or (recording is CallRecording.PUBLIC and check.public)
 
-    def _library(self) -> Library | None:
+    def _library(self):
         """The exercise's known mistakes: as code in the kit, as digests in a handout (built in the diagnosing child)."""
+        from grader.grading.diagnosis import CodeLibrary
+        from grader.grading.sealed_mistakes import MistakeDigests
         from grader.known_mistakes import known_mistakes, reference_source  # only a failed grade reads them
 
         exercise = self.kit.resolve(self.settings.exercise)
