@@ -48,6 +48,17 @@ def largest_tree(cases) -> int:
     return max(leaves(case["tree"]) for case in cases)
 
 
+def smallest_wrong(student, asks, functions: str, draw) -> str | None:
+    """The words on the first of `asks` the student's code gets wrong and its picture, `draw(case, function,
+    args)`; or why there is none to show (None when the probes' budget ran out first)."""
+    found = first_wrong(student, asks)
+    words = headline(found, functions, largest_tree(small_cases()))
+    if not isinstance(found, tuple):
+        return words or None
+    case, function, args, _, _ = found
+    return "\n".join([words, "", draw(case, function, args)])
+
+
 def equal(value, expected) -> bool:
     """The public checks' own test: ==, but a bool is no number."""
     return value == expected and (type(value) is bool) == (type(expected) is bool)

@@ -84,8 +84,8 @@ def _oracle_facts(module, tree, maximizing: bool):
     return facts
 
 
-def _oracle_minimax(tree) -> dict:
-    """Plain minimax with a MAX root, written afresh here: path of every internal node -> its value."""
+def _oracle_minimax(tree, root_max: bool = True) -> dict:
+    """Plain minimax, written afresh here: path of every internal node -> its value."""
     values = {}
 
     def value(node, path, mine):
@@ -95,7 +95,7 @@ def _oracle_minimax(tree) -> dict:
         values[path] = max(scores) if mine else min(scores)
         return values[path]
 
-    value(tree, (), True)
+    value(tree, (), root_max)
     return values
 
 

@@ -16,7 +16,7 @@ import os
 
 import pytest
 
-from tests.authoring.test_picture_tables import EX04, SHARED, SMALLEST, _load_module, _oracle_facts
+from tests.authoring.test_picture_tables import EX04, SHARED, SMALLEST, _load_module, _oracle_facts, _oracle_minimax
 from tests.conftest import REPO
 
 # Leaf values: a negative one (a search that starts from 0 goes wrong on it) and ties (a cutoff on
@@ -99,17 +99,7 @@ def _searched(tree, root_max: bool) -> tuple:
 
 
 def _minimax_values(tree, root_max: bool) -> tuple:
-    values = {}
-
-    def value(node, path, mine):
-        if not isinstance(node, list):
-            return node
-        scores = [value(child, path + (index,), not mine) for index, child in enumerate(node)]
-        values[path] = max(scores) if mine else min(scores)
-        return values[path]
-
-    value(tree, (), root_max)
-    return tuple(values.items())
+    return tuple(_oracle_minimax(tree, root_max).items())
 
 
 def ex03_table() -> str:

@@ -7,7 +7,7 @@ about each tree, in the table's order of size, until an answer is wrong.
 
 from __future__ import annotations
 
-from smallest_case import equal, first_wrong, headline, largest_tree, small_cases
+from smallest_case import equal, small_cases, smallest_wrong
 
 
 def _asks(function: str):
@@ -25,12 +25,11 @@ def _asks(function: str):
 
 def smallest_wrong_picture(student, function: str) -> str | None:
     """The smallest tree on which `function` answers wrongly, drawn with every list's minimax value."""
-    found = first_wrong(student, _asks(function))
-    words = headline(found, function, largest_tree(small_cases()))
-    if not isinstance(found, tuple):
-        return words or None
+    return smallest_wrong(student, _asks(function), function, _draw)
+
+
+def _draw(case, function: str, args: tuple) -> str:
     from alpha_beta_picture import minimax_picture  # only a failed check draws: a passing grade never loads it
 
-    case, called, args, _, _ = found
-    root_max = args[1] if called == "minimax" else True
-    return "\n".join([words, "", minimax_picture(case["tree"], dict(case["values"][root_max]), root_max)])
+    root_max = args[1] if function == "minimax" else True
+    return minimax_picture(case["tree"], dict(case["values"][root_max]), root_max)

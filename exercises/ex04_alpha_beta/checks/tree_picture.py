@@ -11,7 +11,7 @@ from types import MappingProxyType
 
 from alpha_beta_picture import INF, Facts, Searched, divergence, facts_from_table, render, your_leaves
 from grader.checks import TracingUnavailable
-from smallest_case import equal, first_wrong, headline, largest_tree, small_cases
+from smallest_case import equal, small_cases, smallest_wrong
 
 
 def counts_picture(student, tree) -> str:
@@ -31,15 +31,14 @@ def counts_picture(student, tree) -> str:
 
 def smallest_wrong_picture(student, function: str) -> str | None:
     """The smallest tree of small_trees.py on which `function` answers wrongly, with alpha-beta's search on it."""
-    found = first_wrong(student, _asks(function))
-    words = headline(found, function, largest_tree(small_cases()))
-    if not isinstance(found, tuple):
-        return words or None
-    case, called, args, _, _ = found
-    root_max = args[1] if called == "minimax_with_pruning" else True
+    return smallest_wrong(student, _asks(function), function, _draw)
+
+
+def _draw(case, function: str, args: tuple) -> str:
+    root_max = args[1] if function == "minimax_with_pruning" else True
     tree = case["tree"]
-    facts = facts_from_table({(repr(tree), root_max): Searched(*case["search"][root_max])}, tree, root_max)
-    return "\n".join([words, "", render(facts, None, [])])
+    return render(facts_from_table({(repr(tree), root_max): Searched(*case["search"][root_max])}, tree, root_max),
+                  None, [])
 
 
 def _asks(function: str):

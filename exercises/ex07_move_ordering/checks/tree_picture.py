@@ -15,7 +15,7 @@ from types import MappingProxyType
 from alpha_beta_picture import (INF, WIDTH, Facts, Searched, divergence, facts_from_table, num, outline, render,
                                 table_key, your_leaves)
 from grader.checks import TracingUnavailable
-from smallest_case import close, equal, first_wrong, headline, largest_tree, small_cases
+from smallest_case import close, equal, small_cases, smallest_wrong
 
 
 def fraction_picture(student, tree) -> str:
@@ -42,23 +42,16 @@ def fraction_picture(student, tree) -> str:
 def smallest_wrong_picture(student, *functions: str) -> str | None:
     """The smallest tree of small_trees.py on which one of `functions` (pruned_fraction, order_best_first), in
     turn, answers wrongly, with alpha-beta's search on it or every node's minimax value."""
-    found = None
-    for function in functions:
-        same = close if function == "pruned_fraction" else equal
-        found = first_wrong(student, ((case, function, (case["tree"],), case[function], same)
-                                      for case in small_cases()))
-        if found is not None:
-            break
-    words = headline(found, " and ".join(functions), largest_tree(small_cases()))
-    if not isinstance(found, tuple):
-        return words or None
-    case, function = found[0], found[1]
+    asks = ((case, function, (case["tree"],), case[function], close if function == "pruned_fraction" else equal)
+            for function in functions for case in small_cases())
+    return smallest_wrong(student, asks, " and ".join(functions), _draw)
+
+
+def _draw(case, function: str, args: tuple) -> str:
     tree = case["tree"]
     if function == "pruned_fraction":
-        picture = render(facts_from_table({(repr(tree), True): Searched(*case["search"][True])}, tree, True), None, [])
-    else:
-        picture = order_picture(tree, dict(case["values"][True]))
-    return "\n".join([words, "", picture])
+        return render(facts_from_table({(repr(tree), True): Searched(*case["search"][True])}, tree, True), None, [])
+    return order_picture(tree, dict(case["values"][True]))
 
 
 def order_picture(tree, values: dict | None = None) -> str:
