@@ -63,3 +63,12 @@ def test_the_battery_keeps_at_most_four_recorded_answers(toy_kit, tmp_path):
     exercise, _ = _toy(toy_kit)
     modules = battery(exercise, {"add": [str(n) for n in range(10)]}, tmp_path)
     assert len(modules) == len(FIXED) + RECORDED_ANSWERS
+
+
+@pytest.mark.parametrize("exercise_id", ["ex03", "ex04", "ex07"])
+def test_the_recorder_hears_every_function_of_checks_that_explain_their_failures(repo_kit, exercise_id):
+    """Public checks that call feedback.on_failure still give the recorder every function's answers."""
+    exercise = repo_kit.resolve(exercise_id)
+    reference = exercise.solution_dir(repo_kit.root) / exercise.module
+    heard = recorded_answers(exercise, reference)
+    assert set(heard) == set(exercise.functions)
