@@ -10,6 +10,7 @@ child under a deadline; a diagnosis that is too slow is cut off with what it fou
 
 from __future__ import annotations
 
+import time
 import types
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
@@ -18,6 +19,7 @@ from grader.grading.replay import (
     NO_ANSWER,
     PROBE_LIMIT_S,
     QUICK_PROBE_S,
+    RACE_SHARE,
     REFERENCE,
     RecordedCall,
     in_child,
@@ -36,50 +38,92 @@ class CodeLibrary:
 
     def __init__(self, mistakes: list[KnownMistake], reference: str):
         self._mistakes = mistakes
-        self._reference = reference
+        self._sources = {REFERENCE: reference} | {mistake.name: mistake.source for mistake in mistakes}
         self._modules: dict[str, types.ModuleType | None] = {}
 
-    def _module(self, name: str, source: str) -> types.ModuleType | None:
+    def imports(self, name: str) -> bool:
+        """Whether the program of that name (a mistake's, or REFERENCE) imports, within PROBE_LIMIT_S."""
         if name not in self._modules:
-            self._modules[name] = load_program(name, source)
-        return self._modules[name]
+            self._modules[name] = load_program(name, self._sources[name])
+        return self._modules[name] is not None
+
+    def answer(self, name: str, call: RecordedCall, limit_s: float | None) -> tuple[str, float] | None:
+        """The program's answer to the call, as canonical text, and the seconds it took; None if it does not import."""
+        if not self.imports(name):
+            return None
+        started = time.monotonic()
+        answer = replay(self._modules[name], call, limit_s).canonical()
+        seconds = time.monotonic() - started
+        if answer == NO_ANSWER:
+            # The worker is replaced after a call that got no answer, and its successor starts with
+            # the program's state afresh (a memo, say): so does the replay. Kept, a half-filled memo
+            # would answer a later call the worker could not, and the mistake would not match.
+            del self._modules[name]
+        return answer, seconds
 
     def matches(self, calls: list[RecordedCall], limit_s: float | None = None,
                 only: list[KnownMistake] | None = None) -> Iterator[tuple[KnownMistake, bool]]:
         """(mistake, True) for each mistake that answers every call as the student did, and one of them unlike
         the reference; (mistake, False) for one left undecided, since a replay of its (or of the reference)
-        did not end within `limit_s`. One at a time, so that what is found is kept if the deadline comes."""
+        did not end within `limit_s`. One at a time, so that what is found is kept if the deadline comes.
+
+        A call that the two answered apart only in time is not told apart by it (see _late and _outlasted).
+        """
         # Calls that got no answer go last: a replay of one may take the whole probe limit, and most
         # mistakes are ruled out sooner by a value. The order does not change what matches.
         calls = sorted(calls, key=lambda call: call.answer.canonical() == NO_ANSWER)
         cut_short = limit_s is not None and limit_s < PROBE_LIMIT_S
         reference_answers: dict[int, str] = {}
         for mistake in self._mistakes if only is None else only:
-            module = self._module(mistake.name, mistake.source)
-            if module is None:
+            if not self.imports(mistake.name):
                 continue
-            answers = []
-            for call in calls:  # the first call it answers otherwise rules it out: most stop at once
-                answer = replay(module, call, limit_s).canonical()
+            same = []  # the calls it answered exactly as the student did, by index
+            for index, call in enumerate(calls):  # the first call it answers otherwise rules it out: most stop at once
+                replayed = self.answer(mistake.name, call, limit_s)
+                if replayed is None:  # its state afresh, the program no longer imports in time
+                    break
+                answer, seconds = replayed
                 if cut_short and answer == NO_ANSWER:
                     yield mistake, False
                     break
-                if answer != call.answer.canonical():
+                if _late(call, answer, seconds):
+                    answer = NO_ANSWER
+                if answer == call.answer.canonical():
+                    same.append(index)
+                elif not _outlasted(call, answer, limit_s):
                     break
-                answers.append(answer)
             else:
-                reference = self._module(REFERENCE, self._reference)
-                for index, call in enumerate(calls):
+                for index in same:
                     if index not in reference_answers:
-                        reference_answers[index] = (replay(reference, call, limit_s).canonical() if reference
-                                                    else call.answer.canonical())
+                        replayed = self.answer(REFERENCE, calls[index], limit_s)
+                        reference_answers[index] = replayed[0] if replayed else calls[index].answer.canonical()
                     if cut_short and reference_answers[index] == NO_ANSWER:
                         del reference_answers[index]  # the next pass replays it in full
                         yield mistake, False
                         break
-                    if reference_answers[index] != answers[index]:
+                    if reference_answers[index] != calls[index].answer.canonical():
                         yield mistake, True
                         break
+
+
+def _late(call: RecordedCall, answer: str, seconds: float) -> bool:
+    """Whether the program answered a call the student's code did not, but only after most of its time.
+
+    The worker's clock and the replay's run at different moments on a machine whose load changes,
+    so the same code may answer in one and run out of time in the other: such an answer counts as
+    none, the student's, so that a race never tells a program apart from itself.
+    """
+    return call.answer.canonical() == NO_ANSWER and answer != NO_ANSWER and seconds >= RACE_SHARE * call.limit_s
+
+
+def _outlasted(call: RecordedCall, answer: str, limit_s: float | None) -> bool:
+    """Whether the replay ran out of time on a call the student's code answered, but only after most of it.
+
+    The other way round from _late: the call rules nothing out, but the program's answer is not known,
+    so it names nothing either (a search without its memo does not return a slow student's wrong value).
+    """
+    ran_s = call.limit_s if limit_s is None else min(call.limit_s, limit_s)
+    return answer == NO_ANSWER and call.seconds >= RACE_SHARE * ran_s
 
 
 # -- the diagnosis of one grade, in a forked child under a deadline
@@ -159,15 +203,15 @@ def alike(calls: dict[str, list[RecordedCall]], mistakes: list[KnownMistake], re
 
 def _alike(calls: list[RecordedCall], mistakes: list[KnownMistake], reference: str) -> Iterator[list[str]]:
     with replay_room():
-        programs = {REFERENCE: load_program(REFERENCE, reference)}
-        programs.update((mistake.name, load_program(mistake.name, mistake.source)) for mistake in mistakes)
-        groups = [[name for name, module in programs.items() if module is not None]]
+        library = CodeLibrary(mistakes, reference)
+        groups = [[name for name in (REFERENCE, *(mistake.name for mistake in mistakes)) if library.imports(name)]]
         for call in calls:
             refined = []
             for group in groups:
                 by_answer: dict[str, list[str]] = {}
                 for name in group:
-                    by_answer.setdefault(replay(programs[name], call, PROBE_LIMIT_S).canonical(), []).append(name)
+                    if (replayed := library.answer(name, call, PROBE_LIMIT_S)) is not None:
+                        by_answer.setdefault(replayed[0], []).append(name)
                 refined += [names for names in by_answer.values() if len(names) > 1]
             groups = refined
             if not groups:

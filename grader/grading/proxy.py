@@ -98,23 +98,25 @@ class StudentProxy:
             yield ask
 
     def _call(self, name: str, observe: bool, *args, **kwargs):
+        started = time.monotonic()  # how long it took tells a diagnosis a slow answer from a wrong one
         try:
             reply = self._sandbox.call(name, args, kwargs, timeout=self._timeout, observe=observe)
         except StudentFailure as exc:
             self._outputs.append(exc.output)
-            self._record(name, args, kwargs, observe, Answer.failed(exc.failure.kind))
+            self._record(name, args, kwargs, observe, Answer.failed(exc.failure.kind), started)
             raise
         except StudentRaised as exc:  # the student's exception, rebuilt as a built-in one; keep its output
             self._outputs.append(exc.student.output)
-            self._record(name, args, kwargs, observe, Answer("raised", exc.student.builtin))
+            self._record(name, args, kwargs, observe, Answer("raised", exc.student.builtin), started)
             raise
         self._outputs.append(reply.output)
         value = (reply.value, tuple(reply.args), reply.kwargs) if observe else reply.value
-        self._record(name, args, kwargs, observe, Answer("returned", value))
+        self._record(name, args, kwargs, observe, Answer("returned", value), started)
         return reply if observe else reply.value
 
-    def _record(self, name: str, args: tuple, kwargs: dict, observe: bool, answer: Answer) -> None:
-        self._calls.append(RecordedCall(name, args, kwargs, observe, answer, self._timeout))
+    def _record(self, name: str, args: tuple, kwargs: dict, observe: bool, answer: Answer, started: float) -> None:
+        self._calls.append(RecordedCall(name, args, kwargs, observe, answer, self._timeout,
+                                        min(time.monotonic() - started, self._timeout)))
 
 
 class StudentFunction:

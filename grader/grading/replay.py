@@ -37,6 +37,9 @@ PROBE_LIMIT_S = 0.5
 # A first pass replays every call within this much: most mistakes are told apart at once, and the
 # slow programs (a search without its memo, say) wait for a second pass, if the deadline allows one.
 QUICK_PROBE_S = 0.02
+# A call that one side (the student's worker, or a replay) answered after this share of the time it
+# had, and the other did not answer at all, is a race between two clocks and not a different answer.
+RACE_SHARE = 0.5
 # The recursion the replayed programs get, as the worker gives the student's (ex03's deep trees).
 REPLAY_RECURSION_LIMIT = 10_000
 # Which failures of a call count as the same answer. A call that ended without an answer is one kind:
@@ -100,6 +103,8 @@ class RecordedCall:
     """Whether the check also read the arguments after the call (`student.call_observed`)."""
     answer: Answer
     limit_s: float
+    seconds: float = 0.0
+    """How long the student's code took to answer (its limit, if it did not)."""
 
     def digest(self) -> str:
         """The call itself (function and arguments) as a digest, the key of a handout's table."""
@@ -117,7 +122,7 @@ def write_calls(path: Path, calls: dict[str, list[RecordedCall]]) -> None:
         for nodeid, recorded in calls.items():
             for call in recorded:
                 line = (nodeid, call.function, call.args, call.kwargs, call.observed, call.answer.kind,
-                        call.answer.value, call.limit_s)
+                        call.answer.value, call.limit_s, call.seconds)
                 out.write(wire.dumps(line)[wire.HEADER.size:] + b"\n")
 
 
@@ -128,9 +133,9 @@ def read_calls(path: Path) -> dict[str, list[RecordedCall]]:
     calls: dict[str, list[RecordedCall]] = {}
     with path.open("rb") as lines:
         for line in lines:
-            nodeid, function, args, kwargs, observed, kind, value, limit_s = wire.loads(line.rstrip(b"\n"))
+            nodeid, function, args, kwargs, observed, kind, value, limit_s, seconds = wire.loads(line.rstrip(b"\n"))
             calls.setdefault(nodeid, []).append(
-                RecordedCall(function, tuple(args), dict(kwargs), observed, Answer(kind, value), limit_s))
+                RecordedCall(function, tuple(args), dict(kwargs), observed, Answer(kind, value), limit_s, seconds))
     return calls
 
 

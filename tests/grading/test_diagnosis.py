@@ -172,3 +172,44 @@ def test_a_slow_mistake_waits_for_a_second_pass_and_still_matches_a_call_that_go
     stuck = {"a": [RecordedCall("double", (3,), {}, False, Answer.failed(FailureKind.TIMEOUT), 2.0)]}
     found = diagnose(lambda: CodeLibrary([slow, OFF_BY_ONE], REFERENCE_CODE), stuck, 10.0)
     assert [entry.mistake for entry in found] == ["slow"]
+
+
+def test_a_program_starts_afresh_after_a_call_that_got_no_answer_as_the_worker_does():
+    # Each call advances a memo-like state; cold, a call for 10 takes about 0.5 s, past the 0.3 s limit.
+    warms_up = KnownMistake("warms_up", "slow until its state is warm", (
+        "import time\n_done = [0]\n"
+        "def double(x):\n    while _done[0] < x:\n        time.sleep(0.05)\n        _done[0] += 1\n"
+        "    return 2 * x\n"), "mutant")
+    no_answer = RecordedCall("double", (10,), {}, False, Answer.failed(FailureKind.TIMEOUT), 0.3)
+    # The worker was replaced after the first call, so its second got no answer either: a replay that
+    # kept the half-warm state would answer it, and the mistake would not match its own grade.
+    found = diagnose(lambda: CodeLibrary([warms_up], REFERENCE_CODE), {"a": [no_answer, no_answer]}, 10.0,
+                     settle=False)
+    assert [entry.mistake for entry in found] == ["warms_up"]
+
+
+def test_a_call_answered_apart_only_in_time_does_not_tell_a_program_from_itself():
+    # "late" answers 5 right but late: 0.3 s of a 0.4 s limit. On a busier moment the same code ran out.
+    late = KnownMistake("late", "answers big inputs late", (
+        "import time\ndef double(x):\n    if x > 4:\n        time.sleep(0.3 if x == 5 else 5)\n    return 2 * x\n"),
+        "mutant")
+    never = KnownMistake("never", "never answers big inputs", (
+        "import time\ndef double(x):\n    if x > 4:\n        time.sleep(5)\n    return 2 * x\n"), "mutant")
+    ran_out = Answer.failed(FailureKind.TIMEOUT)
+    failed = {"raced": [RecordedCall("double", (5,), {}, False, ran_out, 0.4, 0.4)],
+              "both": [RecordedCall("double", (6,), {}, False, ran_out, 0.4, 0.4)]}
+    found = diagnose(lambda: CodeLibrary([never, late], REFERENCE_CODE), failed, 20.0, settle=False)
+    # "late" is not left out as a narrower match than "never": its late answer counts as none
+    assert [(entry.mistake, entry.checks) for entry in found] == [("never", ("raced", "both")),
+                                                                  ("late", ("raced", "both"))]
+    # The other way round: a student who answered 10 after 0.35 s of 0.4 s, where "never" runs out.
+    slow_right = {"c": [RecordedCall("double", (6,), {}, False, Answer("returned", 13), 0.4, 0.35),
+                        returned("double", (2,), 4)]}
+    answered_fast = [RecordedCall("double", (6,), {}, False, Answer("returned", 12), 0.4, 0.01),
+                     RecordedCall("double", (7,), {}, False, ran_out, 0.4, 0.4)]
+    with replay_room():  # the alarm that ends a replay past its limit
+        # "never" is not ruled out by the call it ran out on, yet names nothing: it never answers 13
+        assert list(CodeLibrary([never], REFERENCE_CODE).matches(slow_right["c"], None)) == []
+        # answered at once by the student, so "never" running out rules it out
+        assert list(CodeLibrary([never], REFERENCE_CODE).matches(answered_fast, None)) == []
+        assert list(CodeLibrary([never], REFERENCE_CODE).matches(answered_fast[1:], None)) == [(never, True)]
