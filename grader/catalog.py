@@ -66,6 +66,8 @@ class Exercise:
     """Why the untouched stub may score above 0; None means it must score 0."""
     path: Path
     """The exercise folder."""
+    given: tuple[str, ...] = ()
+    """Modules of the exercise's own (its rules, say) that the student's module imports and never edits."""
 
     @property
     def name(self) -> str:
@@ -76,6 +78,11 @@ class Exercise:
     def stub_path(self) -> Path:
         """The stub the student edits."""
         return self.path / self.module
+
+    @property
+    def given_paths(self) -> tuple[Path, ...]:
+        """The given modules' files, in the exercise folder."""
+        return tuple(self.path / name for name in self.given)
 
     @property
     def checks_dir(self) -> Path:
@@ -168,7 +175,7 @@ def _field(data: dict, key: str, where: str, kind: str):
 
 _FIELDS = {
     "format_version", "id", "slug", "title", "module", "functions", "call_timeout",
-    "check_timeout", "memory_mb", "hints", "stub_may_score",
+    "check_timeout", "memory_mb", "hints", "stub_may_score", "given",
 }
 
 
@@ -208,6 +215,12 @@ def load_exercise(folder: Path) -> Exercise:
     stub_may_score = data.get("stub_may_score")
     if stub_may_score is not None:
         stub_may_score = _field(data, "stub_may_score", where, "a string")
+    given = _field(data, "given", where, "a list of strings") if "given" in data else []
+    for name in given:
+        if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*\.py", name) or name == module:
+            raise KitError(f"{where}: field 'given' must list Python files other than {module!r}, got {name!r}")
+        if not (folder / name).is_file():
+            raise KitError(f"{where}: field 'given' names {name!r}, which is not a file of the exercise")
     return Exercise(
         format_version=version,
         id=ex_id,
@@ -221,6 +234,7 @@ def load_exercise(folder: Path) -> Exercise:
         hints=tuple(hints),
         stub_may_score=stub_may_score,
         path=folder,
+        given=tuple(given),
     )
 
 

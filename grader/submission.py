@@ -128,9 +128,28 @@ def _write_module(notebook: Path, shown_as: str, target: Path) -> NotebookModule
     return made
 
 
-def prepare_submission(submission: Path, module: str, target: Path) -> Layout:
-    """Lay the submission out in `target` with the module at its top; raise SubmissionProblem if impossible."""
+def prepare_submission(submission: Path, module: str, target: Path, given: tuple[Path, ...] = ()) -> Layout:
+    """Lay the submission out in `target` with the module at its top; raise SubmissionProblem if impossible.
+
+    The exercise's `given` modules (its rules, say) are laid beside the module from the kit.
+    """
     target.mkdir()
+    layout = _lay_out(submission, module, target)
+    add_given(given, target)
+    return layout
+
+
+def add_given(given: tuple[Path, ...], target: Path) -> None:
+    """Copy the exercise's given modules into `target`, over any file of the same name.
+
+    The kit's copy always wins: a submission that brought its own rules (a heuristic that
+    flatters its search, say) would be graded on rules the checks never agreed to.
+    """
+    for path in given:
+        shutil.copyfile(path, target / path.name)
+
+
+def _lay_out(submission: Path, module: str, target: Path) -> Layout:
     if submission.is_dir():
         names = [*submission.rglob(module), *submission.rglob(notebook_name(module))]
         found = _shallowest([PurePosixPath(p.relative_to(submission).as_posix()) for p in names], module)

@@ -346,3 +346,25 @@ def test_grade_new_refuses_an_id_past_ex99(toy_kit):
     with pytest.raises(KitError, match=r"new exercise 'ex100': exercise ids run from ex01 to ex99"):
         scaffold(toy_kit, "ex100", "overflow", "Overflow")
     assert not (toy_kit.root / "exercises" / "ex100_overflow").exists()
+
+
+# -- given modules
+
+
+def test_given_modules_are_files_of_the_exercise(tmp_path):
+    folder = write_toml(tmp_path, given='["rules.py"]')
+    (folder / "rules.py").write_text("WIN = 1\n", encoding="utf-8")
+    exercise = load_exercise(folder)
+    assert exercise.given == ("rules.py",) and exercise.given_paths == (folder / "rules.py",)
+    assert load_exercise(write_toml(tmp_path / "none")).given == ()
+
+
+@pytest.mark.parametrize("literal, words", [
+    ('"rules.py"', "field 'given' must be a list of strings"),
+    ('["rules"]', "field 'given' must list Python files other than 'sample.py', got 'rules'"),
+    ('["../rules.py"]', "got '../rules.py'"),
+    ('["sample.py"]', "got 'sample.py'"),
+    ('["absent.py"]', "field 'given' names 'absent.py', which is not a file of the exercise"),
+])
+def test_a_bad_given_field_is_one_line_naming_it(tmp_path, literal, words):
+    assert words in load_error(write_toml(tmp_path, given=literal))

@@ -170,7 +170,7 @@ def mistake_table(kit: Kit, exercise: Exercise) -> dict | None:
         raise KitError(f"{reference}: the reference must pass its checks before its mistakes can ship "
                        f"(run grade check {exercise.id})")
     table = mistake_digests([call for recorded in calls.values() for call in recorded], mistakes,
-                            reference.read_text(encoding="utf-8"), DIGESTS_LIMIT_S)
+                            reference.read_text(encoding="utf-8"), DIGESTS_LIMIT_S, exercise.given_paths)
     if table is None:
         raise KitError(f"{exercise.id}: replaying its known mistakes on the public checks took over "
                        f"{DIGESTS_LIMIT_S:g} s")

@@ -123,7 +123,8 @@ def recorded_answers(exercise: Exercise, reference: Path, timeout: float = RECOR
         if not public.is_file():
             return {}
         helpers = [path for path in sorted(exercise.checks_dir.glob("*.py")) if not path.name.startswith("test_")]
-        for path in [*sorted(exercise.shared_checks_dir.glob("*.py")), *helpers, public]:
+        # The given modules too: the reference imports them, from the folder pytest runs in.
+        for path in [*sorted(exercise.shared_checks_dir.glob("*.py")), *helpers, public, *exercise.given_paths]:
             shutil.copyfile(path, folder / path.name)
         answers = folder / "answers.json"
         (folder / "conftest.py").write_text(

@@ -253,7 +253,7 @@ def _alike_problems(kit: Kit, exercise: Exercise, mistakes: list, calls: dict) -
     if not calls:
         return []
     groups = alike(calls, mistakes, (exercise.solution_dir(kit.root) / exercise.module).read_text(encoding="utf-8"),
-                   ALIKE_LIMIT_S)
+                   ALIKE_LIMIT_S, exercise.given_paths)
     if groups is None:
         return [f"{exercise.id}: telling the known mistakes apart on the checks' calls took over {ALIKE_LIMIT_S:g} s"]
     problems = []

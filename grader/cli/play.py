@@ -44,7 +44,7 @@ from rich.markup import escape
 from grader.catalog import GAME_FILE, Exercise, Kit, KitError, load_exercise
 from grader.failures import FailureKind, StudentError, StudentFailure, StudentRaised
 from grader.sandbox import CPU_SLACK, Sandbox, open_sandbox, sandbox_settings
-from grader.submission import derive_seed
+from grader.submission import add_given, derive_seed
 from grader.text import truncate
 
 REQUIRED = ("NAME", "RULES", "FUNCTION", "setup", "draw", "prompt", "human_move", "ai_args", "ai_move", "result")
@@ -169,6 +169,7 @@ def game_sandbox(kit: Kit, game: Game, source: Path) -> Iterator[Sandbox]:
         source_dir.mkdir()
         shutil.copyfile(source, source_dir / exercise.module)
         sha256 = hashlib.sha256((source_dir / exercise.module).read_bytes()).hexdigest()
+        add_given(exercise.given_paths, source_dir)
         # The seed a grade of this code would take, so the code meets the same tie-breaks as when graded.
         settings = sandbox_settings(exercise, source_dir, derive_seed(exercise.id, sha256),
                                     cpu_seconds=math.ceil(game.call_timeout * CPU_CALLS) + CPU_SLACK)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import time
 import types
+from pathlib import Path
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
 
@@ -36,10 +37,16 @@ if TYPE_CHECKING:
 class CodeLibrary:
     """Known mistakes as code (the kit itself): each replayed on the calls, and the reference beside them."""
 
-    def __init__(self, mistakes: list[KnownMistake], reference: str):
+    def __init__(self, mistakes: list[KnownMistake], reference: str, given: tuple[Path, ...] = ()):
         self._mistakes = mistakes
+        self.given = given
+        """The exercise's given modules, which the programs import (see replay_room)."""
         self._sources = {REFERENCE: reference} | {mistake.name: mistake.source for mistake in mistakes}
         self._modules: dict[str, types.ModuleType | None] = {}
+
+    def names(self) -> list[str]:
+        """The reference's name (REFERENCE), then the mistakes' names, in the library's order."""
+        return list(self._sources)
 
     def imports(self, name: str) -> bool:
         """Whether the program of that name (a mistake's, or REFERENCE) imports, within PROBE_LIMIT_S."""
@@ -160,7 +167,7 @@ def _matches(build: Callable[[], Library | None], failed: dict[str, list[Recorde
     library = build()
     if library is None:
         return
-    with replay_room():
+    with replay_room(library.given):
         # Two passes: every replay within QUICK_PROBE_S first, so that a slow program cannot keep
         # the others from their turn before the deadline; then the undecided ones in full.
         # With `settle`, a check whose calls all got answers, and that the first pass found a mistake for,
@@ -188,23 +195,22 @@ def _matches(build: Callable[[], Library | None], failed: dict[str, list[Recorde
 
 
 def alike(calls: dict[str, list[RecordedCall]], mistakes: list[KnownMistake], reference: str,
-          limit_s: float) -> list[tuple[str, ...]] | None:
+          limit_s: float, given: tuple[Path, ...] = ()) -> list[tuple[str, ...]] | None:
     """The groups of known mistakes (and the reference, as REFERENCE) that answer every one of the calls alike.
 
     None if telling them apart took longer than `limit_s`. The groups are refined call by call, and
     a mistake is replayed only while another still answers as it does, so most stop within a few calls.
     """
     found, finished = in_child(lambda: _alike([call for recorded in calls.values() for call in recorded],
-                                               mistakes, reference), limit_s)
+                                               CodeLibrary(mistakes, reference, given)), limit_s)
     if not finished:
         return None
     return [tuple(group) for group in found if all(isinstance(name, str) for name in group)]
 
 
-def _alike(calls: list[RecordedCall], mistakes: list[KnownMistake], reference: str) -> Iterator[list[str]]:
-    with replay_room():
-        library = CodeLibrary(mistakes, reference)
-        groups = [[name for name in (REFERENCE, *(mistake.name for mistake in mistakes)) if library.imports(name)]]
+def _alike(calls: list[RecordedCall], library: CodeLibrary) -> Iterator[list[str]]:
+    with replay_room(library.given):
+        groups = [[name for name in library.names() if library.imports(name)]]
         for call in calls:
             refined = []
             for group in groups:

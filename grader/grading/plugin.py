@@ -257,7 +257,7 @@ class GradingSession:
         exercise = self.kit.resolve(self.settings.exercise)
         reference = reference_source(exercise, self.kit.root)
         if reference is not None:
-            return CodeLibrary(known_mistakes(exercise, self.kit.root), reference)
+            return CodeLibrary(known_mistakes(exercise, self.kit.root), reference, exercise.given_paths)
         return MistakeDigests.read(exercise.mistake_digests_path)
 
     def _close_sandbox(self) -> None:

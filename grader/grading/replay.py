@@ -12,6 +12,7 @@ from __future__ import annotations
 import builtins
 import copy
 import hashlib
+import importlib.util
 import json
 import math
 import os
@@ -210,17 +211,36 @@ def load_program(name: str, source: str) -> types.ModuleType | None:
 
 
 class replay_room:
-    """The recursion room and the alarm handler a replay needs, restored afterwards."""
+    """The recursion room, the alarm handler and the given modules a replay needs, restored afterwards.
+
+    `given` are the exercise's given modules (catalog.Exercise.given_paths): the programs import
+    them by name, as the student's module does in the worker, so each is loaded from the kit's own
+    file under that name for the replays and taken away after them.
+    """
+
+    def __init__(self, given: tuple[Path, ...] = ()):
+        self._given = given
 
     def __enter__(self):
         self._limit = sys.getrecursionlimit()
         self._handler = signal.signal(signal.SIGALRM, _on_alarm)
         sys.setrecursionlimit(max(self._limit, REPLAY_RECURSION_LIMIT))
+        self._shadowed = {path.stem: sys.modules.get(path.stem) for path in self._given}
+        for path in self._given:
+            spec = importlib.util.spec_from_file_location(path.stem, path)
+            module = importlib.util.module_from_spec(spec)
+            sys.modules[path.stem] = module
+            spec.loader.exec_module(module)
 
     def __exit__(self, *exc):
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, self._handler)
         sys.setrecursionlimit(self._limit)
+        for name, module in self._shadowed.items():
+            if module is None:
+                sys.modules.pop(name, None)
+            else:
+                sys.modules[name] = module
 
 
 def in_child(produce: Callable[[], Iterator[list]], limit_s: float) -> tuple[list[list], bool]:

@@ -158,7 +158,9 @@ def _run_checks(kit: Kit, exercise: Exercise, files: RunFiles, settings: RunSett
     # The checks and their helpers, with the shared helpers beside them as pytest imports them. All
     # the shared ones go (a few small files): finding which are imported would parse every check.
     shared = sorted(exercise.shared_checks_dir.glob("*.py"))
-    for path in [*shared, *sorted(exercise.checks_dir.glob("*.py"))]:  # an exercise's own file wins
+    # An exercise's own file wins over a shared one; the given modules come too, for checks that
+    # compute their answers with the exercise's rules.
+    for path in [*shared, *sorted(exercise.checks_dir.glob("*.py")), *exercise.given_paths]:
         shutil.copyfile(path, checks_dir / path.name)
     (files.pytest_root / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
     check_files = [checks_dir / path.name for path in exercise.check_files()]
@@ -262,7 +264,7 @@ def _grade(kit: Kit, exercise: Exercise, submission: Submission, seed: int | Non
         submission_error = None
         layout = None
         try:
-            layout = prepare_submission(submission.path, exercise.module, source_dir)
+            layout = prepare_submission(submission.path, exercise.module, source_dir, exercise.given_paths)
             sha256 = hashlib.sha256((source_dir / exercise.module).read_bytes()).hexdigest()
         except SubmissionProblem as exc:
             submission_error = str(exc)

@@ -97,6 +97,9 @@ class MistakeDigests:
     each of them that the table has opens with the student's answer, and one says the answer is wrong.
     """
 
+    # A handout runs no known mistake's code, so no given module need be importable for a replay.
+    given: tuple[Path, ...] = ()
+
     def __init__(self, names: list[str], calls: dict[str, list[str]]):
         self.names = names
         self.calls = calls
@@ -137,12 +140,12 @@ class MistakeDigests:
 
 
 def mistake_digests(calls: list[RecordedCall], mistakes: list[KnownMistake], reference: str,
-                    limit_s: float) -> MistakeDigests | None:
+                    limit_s: float, given: tuple[Path, ...] = ()) -> MistakeDigests | None:
     """What a handout ships: the known mistakes that answer one of the public checks' calls wrongly, sealed.
 
     None if the replays, in a forked child, took longer than `limit_s`.
     """
-    found, finished = in_child(lambda: _sealed(calls, mistakes, reference), limit_s)
+    found, finished = in_child(lambda: _sealed(calls, mistakes, reference, given), limit_s)
     if not finished:
         return None
     names = [name for kind, name, _ in found if kind == "name"]
@@ -153,8 +156,9 @@ def mistake_digests(calls: list[RecordedCall], mistakes: list[KnownMistake], ref
     return MistakeDigests(names, table)
 
 
-def _sealed(calls: list[RecordedCall], mistakes: list[KnownMistake], reference: str) -> Iterator[list]:
-    with replay_room():
+def _sealed(calls: list[RecordedCall], mistakes: list[KnownMistake], reference: str,
+            given: tuple[Path, ...]) -> Iterator[list]:
+    with replay_room(given):
         reference_module = load_program(REFERENCE, reference)
         expected = [replay(reference_module, call).canonical() if reference_module else None for call in calls]
         answers = {}

@@ -249,3 +249,28 @@ def test_first_catch_runs_past_a_timeout_and_stops_at_a_failure_on_a_value(toy_k
         ("add of two small numbers", "timeout"), ("pair is a tuple", "failed"),
         ("add of random integers #1", "error")]  # unrun after the catch, so scored 0
     assert all(t["outcome"] == "error" and t["score"] == 0 for t in report["tests"][2:])
+
+
+def test_given_modules_come_from_the_kit_and_a_known_mistake_that_imports_them_is_diagnosed(toy_kit, tmp_path):
+    folder = toy_kit.root / "exercises" / "ex01_toy"
+    (folder / "rules.py").write_text("def bonus():\n    return 10\n")
+    toml = folder / "exercise.toml"
+    toml.write_text(toml.read_text() + 'given = ["rules.py"]\n')
+    uses_rules = "from rules import bonus\n\n"
+    reference = toy_kit.root / "solutions" / "ex01_toy" / "toy.py"
+    reference.write_text(uses_rules + reference.read_text().replace("return a + b", "return a + b + bonus() - 10"))
+    (toy_kit.root / "solutions" / "ex01_toy" / "wrong" / "adds_the_bonus.py").write_text(
+        '"""WRONG ON PURPOSE: add keeps the bonus."""\n\n' + reference.read_text().replace(" - 10", ""))
+    exercise = toy_kit.resolve("ex01")
+    assert exercise.given == ("rules.py",)
+    # The submission brings rules of its own that would make its add right: the kit's copy wins.
+    student = tmp_path / "student"
+    student.mkdir()
+    (student / "rules.py").write_text("def bonus():\n    return 0\n")
+    shutil.copyfile(toy_kit.root / "solutions" / "ex01_toy" / "wrong" / "adds_the_bonus.py", student / "toy.py")
+    report = grade(toy_kit, exercise, Submission(student, "student"))
+    lost = {test["name"] for test in report["tests"] if test["score"] < test["max_score"]}
+    assert "add of two small numbers" in lost
+    # The known mistake's own code imports the given module too, in the diagnosis's replay.
+    assert [entry["mistake"] for entry in report["diagnosis"]] == ["adds_the_bonus"]
+    assert grade(toy_kit, exercise, Submission(reference, "reference"))["status"] == "pass"
