@@ -174,6 +174,8 @@ def naive_time(kit: Kit, exercise) -> float:
         shutil.copytree(exercise.checks_dir, place / "checks", ignore=shutil.ignore_patterns("__pycache__"))
         for helper in exercise.check_helpers(sorted(exercise.checks_dir.glob("*.py"))):  # shared ones too
             shutil.copyfile(helper, place / "checks" / helper.name)
+        for given in exercise.given_paths:  # the solution and the checks import them, as in a grade
+            shutil.copyfile(given, place / "checks" / given.name)
         (place / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
         env = {**ENVIRONMENT, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
                "BENCH_MODULE": exercise.module.removesuffix(".py"), "BENCH_SEED": str(SEED),

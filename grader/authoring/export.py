@@ -196,8 +196,9 @@ def export_handout(kit: Kit, target: Path, notebooks: bool = False) -> list[str]
     for exercise, table in zip(exercises, tables):
         folder = target / "exercises" / exercise.name
         (folder / "checks").mkdir(parents=True)
+        # The given modules too: the stub imports them, and they are the exercise's public rules.
         for source in (exercise.path / "exercise.toml", exercise.path / "README.md", exercise.stub_path,
-                       exercise.checks_dir / PUBLIC_CHECKS, *public_check_modules(exercise)):
+                       *exercise.given_paths, exercise.checks_dir / PUBLIC_CHECKS, *public_check_modules(exercise)):
             if not source.is_file():
                 raise KitError(f"{source}: missing, so the handout cannot be made (run grade check {exercise.id})")
             # A shared helper goes into the exercise's own checks, so each exercise stands alone.

@@ -80,11 +80,16 @@ def test_the_handout_has_no_hidden_checks_and_no_solutions(repo_kit, handout):
     # `grade play` works in the handout: every game file ships beside its stub.
     games = sorted(path.parent.name for path in (REPO / "exercises").glob("*/play.py"))
     assert games and sorted(path.parent.name for path in handout.glob("exercises/*/play.py")) == games
+    # The given modules ship as they are: the stubs import them.
+    given = [path for exercise in repo_kit.exercises() for path in exercise.given_paths]
+    assert given and all((handout / path.relative_to(REPO)).read_bytes() == path.read_bytes() for path in given)
     # Lines that legitimately ship (the grader, public checks, stubs) do not count as leaks.
     shipped = set().union(*(_distinctive_lines(path) for path in (REPO / "grader").rglob("*.py")))
     secrets = set()
     for exercise in repo_kit.exercises():
-        public = [exercise.checks_dir / "test_public.py", *public_check_modules(exercise)]
+        # The README and the given modules are public by nature: a solution may use their lines.
+        public = [exercise.checks_dir / "test_public.py", *public_check_modules(exercise), *exercise.given_paths,
+                  exercise.path / "README.md"]
         shipped |= _distinctive_lines(exercise.stub_path).union(*map(_distinctive_lines, public))
         for path in exercise.checks_dir.glob("*.py"):
             if path not in public:

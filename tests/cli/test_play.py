@@ -22,7 +22,7 @@ from tests.conftest import GRADE, REPO
 pytestmark = pytest.mark.ordinary_user
 
 GAMES = {"simple-nim": "ex01_simple_nim", "nim": "ex05_nim_variants", "tictactoe": "ex06_tic_tac_toe",
-         "connect4": "ex08_connect_four", "chance": "ex10_expectimax"}
+         "connect4": "ex08_connect_four", "chance": "ex10_expectimax", "deepening": "ex11_deepening"}
 
 
 def play(*args: str, stdin: str, cwd: Path = REPO, timeout: float = 60) -> subprocess.CompletedProcess:
@@ -72,6 +72,8 @@ def copy_kit(tmp_path: Path, exercise: str = "ex01_simple_nim") -> Path:
     # best_move_vs_random expects a random reply: a careful player beats it, a careless one loses.
     ("chance", "you", ["1", "0", "4", "8"], "You win!"),
     ("chance", "you", ["1", "2", "5"], "The reference wins."),
+    # timed_move with a second a move: whatever depth the machine allows, it takes the bottom row.
+    ("deepening", "ai", ["", "6", "6", "6", "5", "5", "5", "4", "4", "4"], "The reference wins."),
     # Depth 1 misses what a depth-5 player sets up; at depth 4 it punishes column 0 every time.
     ("connect4", "you", ["1", "3", "3", "3", "2", "4", "1"], "You win!"),
     ("connect4", "ai", ["", "0", "0", "0"], "The reference wins."),
@@ -162,7 +164,7 @@ def test_listing_and_unknown_games():
         assert name in listing.stdout and folder[:4] in listing.stdout
     unknown = play("chess", stdin="")
     assert unknown.returncode == 2
-    assert unknown.stderr == "grade: unknown game 'chess'; the games are: chance, connect4, nim, simple-nim, tictactoe\n"
+    assert unknown.stderr == "grade: unknown game 'chess'; the games are: chance, connect4, deepening, nim, simple-nim, tictactoe\n"
 
 
 # --------------------------------------------------------------------------------------------
