@@ -62,6 +62,9 @@ class NoFeedback:
     def add(self, text: str) -> None:
         """Drop the text."""
 
+    def on_failure(self, explain) -> None:
+        """Drop the explanation: it would run only after a failure, and the baseline fails nothing."""
+
 
 @pytest.fixture
 def feedback() -> NoFeedback:

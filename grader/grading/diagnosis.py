@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import time
 import types
-from pathlib import Path
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from grader.grading.replay import (
