@@ -9,15 +9,19 @@ charts inlined as SVG, so it opens offline with nothing to fetch.
 from __future__ import annotations
 
 import csv
+import html
 import io
 import re
+from collections.abc import Mapping
 from pathlib import Path
 from urllib.parse import quote
 
 import jinja2
+import markupsafe
 
 from grader.catalog import KitError
 from grader.classroom.folder import ClassFolder
+from grader.classroom.similarity import SIDE_BY_SIDE_PAIRS, LeftOut, SimilaritySection, read_similarity
 from grader.failures import FailureKind
 from grader.report import ReportError, ReportProblem, read_report
 from grader.classroom.item_analysis import (
@@ -59,7 +63,7 @@ KIND_WORDS = {
 }
 
 
-def _read_attempt(student: str, path: Path) -> Attempt:
+def read_attempt(student: str, path: Path) -> Attempt:
     """One report file; an unreadable or malformed one is a one-line KitError naming it."""
     try:
         report = read_report(path)
@@ -80,7 +84,7 @@ def read_reports(out: Path) -> list[Attempt]:
     """Every report that `grade batch` wrote into OUT, as OUT/STUDENT/exNN.json; none at all is a KitError."""
     if not out.is_dir():
         raise KitError(f"batch report {out}: no such folder")
-    attempts = [_read_attempt(student, path) for student, path in ClassFolder(out).reports()]
+    attempts = [read_attempt(student, path) for student, path in ClassFolder(out).reports()]
     if not attempts:
         raise KitError(f"batch report {out}: no reports in it (grade batch writes {out}/STUDENT/exNN.json)")
     return attempts
@@ -136,6 +140,26 @@ def _kinds(failures: tuple[tuple[FailureKind, int], ...]) -> str:
     return ", ".join(f"{KIND_WORDS[kind]} {count}" for kind, count in failures)
 
 
+LEFT_OUT_WORDS = {
+    LeftOut.UNUSABLE: "no usable module",
+    LeftOut.STUB: "too little beyond the stub to compare",
+    LeftOut.TOO_LARGE: "too large to compare",
+}
+
+
+def marked_code(text: str, spans: tuple[tuple[int, int], ...]) -> markupsafe.Markup:
+    """A student's code, escaped, with each shared span inside <mark>: the only markup in it is ours."""
+    pieces, done = [], 0
+    for start, end in spans:
+        start, end = max(start, done), min(end, len(text))
+        if start >= end:
+            continue
+        pieces += [html.escape(text[done:start]), "<mark>", html.escape(text[start:end]), "</mark>"]
+        done = end
+    pieces.append(html.escape(text[done:]))
+    return markupsafe.Markup("".join(pieces))
+
+
 def _environment() -> jinja2.Environment:
     """The template loader, with autoescape on for everything: student names and messages are not ours."""
     environment = jinja2.Environment(loader=jinja2.PackageLoader("grader.classroom", "templates"), autoescape=True,
@@ -143,13 +167,15 @@ def _environment() -> jinja2.Environment:
     environment.filters.update(score=_score, mean=lambda value: f"{value:.2f}", kinds=_kinds,
                                percent=lambda value: f"{value:.0%}", seconds=lambda value: f"{value:.3f}")
     environment.globals.update(flag_words=FLAG_WORDS, undefined_words=UNDEFINED_WORDS, kind_words=KIND_WORDS,
+                               left_out_words=LEFT_OUT_WORDS, marked_code=marked_code,
+                               side_by_side=SIDE_BY_SIDE_PAIRS,
                                report_href=lambda student, exercise: f"{quote(student, safe='')}/{exercise}.json",
                                plain_why=lambda why: why.replace("``", ""))
     return environment
 
 
-def render_page(analysis: ClassAnalysis) -> str:
-    """The page itself, as HTML text."""
+def render_page(analysis: ClassAnalysis, similarity: Mapping[str, SimilaritySection] | None = None) -> str:
+    """The page itself, as HTML text; `similarity` holds each exercise's similar submissions, where compared."""
     charts = {exercise.id: histogram_svg(exercise.scores, exercise.summary.possible,
                                          f"score out of {exercise.summary.possible:g}", exercise.id)
               for exercise in analysis.exercises}
@@ -158,7 +184,8 @@ def render_page(analysis: ClassAnalysis) -> str:
         total_chart = histogram_svg(tuple(row.total for row in analysis.students), analysis.totals.possible,
                                         f"total out of {analysis.totals.possible:g}", "total")
     template = _environment().get_template("class_report.html.j2")
-    return template.render(analysis=analysis, charts=charts, total_chart=total_chart, slowest=SLOWEST)
+    return template.render(analysis=analysis, charts=charts, total_chart=total_chart, slowest=SLOWEST,
+                           similarity=similarity or {})
 
 
 CHECK_COLUMNS = ["exercise", "check_id", "check", "visibility", "points", "students", "passed", "pass_rate",
@@ -195,12 +222,16 @@ def _write_csv(path: Path, columns: list[str], rows: list[list[str]]) -> None:
 
 
 def write_class_report(attempts: list[Attempt], out: Path) -> ClassAnalysis:
-    """Write OUT/report.html, OUT/checks.csv and OUT/mistakes.csv from the attempts, and return what they show."""
+    """Write OUT/report.html, OUT/checks.csv and OUT/mistakes.csv from the attempts, and return what they show.
+
+    The page's similar submissions come from OUT/similarity.json, where `grade batch` left it.
+    """
+    similarity = read_similarity(out)  # read, and refused if malformed, before anything is written
     analysis = analyse_class(attempts)
     out.mkdir(parents=True, exist_ok=True)
     folder = ClassFolder(out)
     _write_csv(folder.checks_table, CHECK_COLUMNS, [row for exercise in analysis.exercises for row in check_rows(exercise)])
     _write_csv(folder.mistakes_table, MISTAKE_COLUMNS,
                [row for exercise in analysis.exercises for row in mistake_rows(exercise)])
-    folder.page.write_text(render_page(analysis), encoding="utf-8")
+    folder.page.write_text(render_page(analysis, similarity), encoding="utf-8")
     return analysis

@@ -159,6 +159,12 @@ def merge_shards(folders: list[Path], out: Path) -> tuple[dict[str, dict[str, di
                 record = inputs_path(source)  # so a batch run later into the merged folder can reuse the report
                 if record.is_file():
                     copies.append((record, inputs_path(target)))
+    # Every shard compared the whole class folder's submissions, so the first shard's comparison
+    # (similar.csv, and similarity.json for the page) is the class's.
+    first, merged = ClassFolder(shards[0][0]), ClassFolder(out)
+    copies += [(source, target) for source, target in ((first.similar_table, merged.similar_table),
+                                                       (first.similarity_record, merged.similarity_record))
+               if source.is_file()]
     for source, target in copies:  # only once every shard was read: a refused merge writes nothing
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(source, target)

@@ -11,7 +11,6 @@ from __future__ import annotations
 import csv
 import html
 import json
-import os
 import re
 import shutil
 import statistics
@@ -34,10 +33,10 @@ from grader.classroom.class_report import (
 from grader.classroom.item_analysis import attempt_from_report
 from grader.known_mistakes import find_mutant, write_mutant
 from grader.authoring.scaffolding import scaffold
+from tests.browser import headless_chromium, severe_console_errors
 from tests.conftest import REPO, TOY_KIT, run_grade
 
 GOLDEN = REPO / "tests" / "golden"
-CHROMIUM, CHROMEDRIVER = Path("/usr/bin/chromium"), Path("/usr/bin/chromedriver")
 
 
 @pytest.fixture(scope="module")
@@ -265,31 +264,12 @@ def test_grading_an_exercise_never_loads_the_page_libraries(graded, tmp_path):
 
 def test_the_page_in_a_real_browser(graded, tmp_path, monkeypatch):
     """Headless Chromium opens the page: no console errors, every chart drawn, the numbers of grades.csv."""
-    if not (CHROMIUM.is_file() and CHROMEDRIVER.is_file()):
-        pytest.skip(f"Debian's chromium and chromium-driver are not installed ({CHROMIUM}, {CHROMEDRIVER}); "
-                    "apt-get install chromium chromium-driver, as .ci/run does")
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
     from selenium.webdriver.common.by import By
-    from selenium.webdriver.common.selenium_manager import SeleniumManager
 
-    def no_downloads(*_args, **_kwargs):
-        raise AssertionError("selenium-manager ran: the test must use the system's chromedriver")
-
-    monkeypatch.setattr(SeleniumManager, "binary_paths", no_downloads)
     _, _, out = graded
-    options = webdriver.ChromeOptions()
-    options.binary_location = str(CHROMIUM)
-    for argument in ("--headless=new", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1280,1000"):
-        options.add_argument(argument)
-    if os.geteuid() == 0:
-        options.add_argument("--no-sandbox")  # Chromium refuses to start as root with its own sandbox on
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver = webdriver.Chrome(service=Service(executable_path=str(CHROMEDRIVER)), options=options)
-    try:
+    with headless_chromium(monkeypatch) as driver:
         driver.get((out / "report.html").as_uri())
-        severe = [entry for entry in driver.get_log("browser") if entry["level"] == "SEVERE"]
-        assert severe == []
+        assert severe_console_errors(driver) == []
 
         charts = driver.find_elements(By.CSS_SELECTOR, "figure.chart svg")
         assert len(charts) == 3
@@ -334,6 +314,24 @@ def test_the_page_in_a_real_browser(graded, tmp_path, monkeypatch):
                 assert all(unquote(link.get_attribute("href")).endswith(f"/{link.text}/{exercise}.json")
                            for link in listed)
 
+        # Each exercise says whose code was compared and who was left out, as similarity.json records it.
+        record = {entry["exercise"]: entry for entry in json.loads((out / "similarity.json").read_text())["exercises"]}
+        for exercise in ("ex01", "ex02"):
+            section = f'section[data-exercise="{exercise}"]'
+            assert driver.find_element(By.ID, f"{exercise}-similar").text == "Similar submissions"
+            assert driver.find_element(By.CSS_SELECTOR, f'{section} p[data-similarity="compared"]').is_displayed()
+            left_out = driver.find_elements(By.CSS_SELECTOR, f"{section} [data-left-out]")
+            assert [span.get_attribute("data-left-out") for span in left_out] == \
+                [entry["student"] for entry in record[exercise]["left_out"]]
+            shown = driver.find_elements(By.CSS_SELECTOR, f"{section} details.similar-pair")
+            assert [(pair.get_attribute("data-first"), pair.get_attribute("data-second")) for pair in shown] == \
+                [(entry["first"], entry["second"]) for entry in record[exercise]["flagged"]]
+        # ex02's solution is one line past its stub, shorter than one fingerprint: only alice's has more.
+        little = "too little beyond the stub to compare"
+        assert [span.text for span in driver.find_elements(By.CSS_SELECTOR, '#ex02 [data-left-out]')] == [
+            f"bob ({little})", "carol (no usable module)", f"dave ({little})", f"erin ({little})",
+            "frank (no usable module)"]
+
         # The students' table sorts by total when its heading is clicked, lowest first.
         driver.find_element(By.XPATH, '//table[contains(@class, "students")]//button[text()="total"]').click()
         totals = [float(cell.text) for cell in
@@ -345,5 +343,3 @@ def test_the_page_in_a_real_browser(graded, tmp_path, monkeypatch):
         assert driver.save_screenshot(str(tmp_path / "report.png"))
         assert (tmp_path / "report.png").stat().st_size > 10_000
         assert [entry for entry in driver.get_log("browser") if entry["level"] == "SEVERE"] == []
-    finally:
-        driver.quit()

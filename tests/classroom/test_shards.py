@@ -113,6 +113,9 @@ def test_three_shards_merged_equal_the_class_graded_at_once(toy_kit_module, grad
         shard = next(graded / f"shard{k}" / path for k in (1, 2, 3) if (graded / f"shard{k}" / path).exists())
         assert (merged / path).read_bytes() == shard.read_bytes()
     assert (merged / "report.html").is_file()
+    # Every shard compared the whole class folder; the merge keeps that comparison, the same as the whole run's.
+    for name in ("similar.csv", "similarity.json"):
+        assert (merged / name).read_bytes() == (whole / name).read_bytes() == (graded / "shard2" / name).read_bytes()
     sizes = [len(json.loads((graded / f"shard{k}" / "shard.json").read_text())["students"]) for k in (1, 2, 3)]
     assert sum(sizes) == 9
 
