@@ -68,6 +68,8 @@ class Exercise:
     """The exercise folder."""
     given: tuple[str, ...] = ()
     """Modules of the exercise's own (its rules, say) that the student's module imports and never edits."""
+    arena: str | None = None
+    """The game of the exercise's play.py that `grade arena` plays the class's code at; None for no arena."""
 
     @property
     def name(self) -> str:
@@ -175,7 +177,7 @@ def _field(data: dict, key: str, where: str, kind: str):
 
 _FIELDS = {
     "format_version", "id", "slug", "title", "module", "functions", "call_timeout",
-    "check_timeout", "memory_mb", "hints", "stub_may_score", "given",
+    "check_timeout", "memory_mb", "hints", "stub_may_score", "given", "arena",
 }
 
 
@@ -221,6 +223,7 @@ def load_exercise(folder: Path) -> Exercise:
             raise KitError(f"{where}: field 'given' must list Python files other than {module!r}, got {name!r}")
         if not (folder / name).is_file():
             raise KitError(f"{where}: field 'given' names {name!r}, which is not a file of the exercise")
+    arena = _field(data, "arena", where, "a string") if "arena" in data else None
     return Exercise(
         format_version=version,
         id=ex_id,
@@ -235,6 +238,7 @@ def load_exercise(folder: Path) -> Exercise:
         stub_may_score=stub_may_score,
         path=folder,
         given=tuple(given),
+        arena=arena,
     )
 
 

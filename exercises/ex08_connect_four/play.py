@@ -131,3 +131,45 @@ def result(position: Position) -> int | None:
         if 1 + _run_length(rows, *last, *step) + _run_length(rows, *last, *backwards) >= IN_A_ROW:
             return 1
     return 0 if not _open_columns(rows) else None
+
+
+# ---- grade arena ex08: the class's best_move against each other and against these players ----
+
+# Depth 4 is the depth the exercise's match plays; the references at 2 and 4 bracket it.
+ARENA_SETTING = 4
+ARENA_REFERENCES = {"reference at depth 2": 2, "reference at depth 4": 4}
+
+
+def arena_start() -> Position:
+    """The empty board; each player's depth comes with its own arguments."""
+    return Position((EMPTY * COLS,) * ROWS, None, ARENA_SETTING)
+
+
+def arena_args(position: Position, depth: int) -> tuple:
+    """best_move(board, depth) for a player that searches `depth` plies."""
+    return (position.rows, depth)
+
+
+def _random_player(position: Position, rng) -> int:
+    """Any open column, at random."""
+    return rng.choice(_open_columns(position.rows))
+
+
+def _greedy_player(position: Position, rng) -> int:
+    """A column that wins now; else one that stops the opponent winning next; else one nearest the centre."""
+    columns = _open_columns(position.rows)
+    opponent = position._replace(rows=_passed(position.rows))
+    for board in (position, opponent):
+        for col in columns:
+            if result(_play(board, col)) == 1:
+                return col
+    nearest = min(abs(col - COLS // 2) for col in columns)
+    return rng.choice([col for col in columns if abs(col - COLS // 2) == nearest])
+
+
+def _passed(rows: tuple[str, ...]) -> tuple[str, ...]:
+    """The board with the colours swapped, so that the opponent's winning drops show as the mover's."""
+    return tuple(row.translate(str.maketrans("XO", "OX")) for row in rows)
+
+
+ARENA_BASELINES = {"random": _random_player, "greedy": _greedy_player}

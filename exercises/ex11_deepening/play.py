@@ -59,3 +59,22 @@ def ai_move(position, value):
         return _rules.ai_move(position, value)
     except ValueError as exc:  # the rules' words name best_move; this game's function is another
         raise ValueError(str(exc).replace("best_move must", f"{FUNCTION} must")) from None
+
+
+# ---- grade arena ex11: the class's timed_move against each other, on Connect-4's arena players ----
+
+# Each student's timed_move thinks 0.2 s a move: a whole game is then a few seconds, and depth 5
+# or more is in reach. The references at 0.05 s and 0.2 s bracket it.
+ARENA_SETTING = 0.2
+ARENA_REFERENCES = {"reference with 0.05 s": 0.05, "reference with 0.2 s": 0.2}
+ARENA_BASELINES = _rules.ARENA_BASELINES
+
+
+def arena_start():
+    """Connect-4's empty board; each player's budget comes with its own arguments."""
+    return _rules.arena_start()._replace(depth=ARENA_SETTING)
+
+
+def arena_args(position, seconds: float) -> tuple:
+    """timed_move(board, seconds) for a player with that budget."""
+    return (position.rows, seconds)

@@ -33,6 +33,10 @@ class ClassFolder:
         """grades.csv: a row per student."""
         return self.root / "grades.csv"
 
+    def lms_gradebook(self, lms: str) -> Path:
+        """gradebook-LMS.csv (canvas, moodle, blackboard): the grades as that LMS imports them."""
+        return self.root / f"gradebook-{lms}.csv"
+
     @property
     def page(self) -> Path:
         """report.html: the class report."""
@@ -47,6 +51,21 @@ class ClassFolder:
     def mistakes_table(self) -> Path:
         """mistakes.csv: a row per known mistake some student's answers match."""
         return self.root / "mistakes.csv"
+
+    @property
+    def similar_table(self) -> Path:
+        """similar.csv: a row per pair of students on each exercise, most similar first."""
+        return self.root / "similar.csv"
+
+    @property
+    def similarity_record(self) -> Path:
+        """similarity.json: the flagged pairs and their code, which the class page shows."""
+        return self.root / "similarity.json"
+
+    @property
+    def changes_table(self) -> Path:
+        """changes.csv: what `grade batch diff OLD NEW` found changed, written into NEW."""
+        return self.root / "changes.csv"
 
 
 def inputs_path(report_path: Path) -> Path:

@@ -65,10 +65,8 @@ def run_command(args: argparse.Namespace, console: Console) -> int:
         return run_hint(args, console)
     from grader.cli import instructor_commands as commands
 
-    runs = {"check": commands.run_check, "new": commands.run_new, "export": commands.run_export,
-            "batch": commands.run_batch, "batch report": commands.run_batch_report,
-            "batch merge": commands.run_batch_merge}
-    return runs[args.command](args, console)
+    # Each instructor command "batch diff" is run_batch_diff there, and so on.
+    return getattr(commands, "run_" + args.command.replace(" ", "_"))(args, console)
 
 
 def _shown(path: Path, kit: Kit) -> str:

@@ -39,6 +39,17 @@ _jobs = _whole_number(1)
 _seed_count = _whole_number(1)
 
 
+def _fraction(text: str) -> float:
+    """An argparse type: a share in (0, 1], such as 0.7, with a one-line error otherwise."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a fraction in (0, 1], such as 0.7, got {text!r}") from None
+    if not 0 < value <= 1:  # a nan fails this too
+        raise argparse.ArgumentTypeError(f"expected a fraction in (0, 1], such as 0.7, got {text!r}")
+    return value
+
+
 def _add_kit_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--kit", type=Path, metavar="DIR", help="the kit's folder (default: found from here)")
 
@@ -69,6 +80,7 @@ COMMANDS = {
     "new": "instructors: scaffold a new exercise and its solution folders",
     "export": "instructors: write the student handout or a Gradescope autograder bundle",
     "batch": "instructors: grade a class into one report per submission, grades.csv and a class report page",
+    "arena": "instructors: play a class's game-playing code against each other and baselines, and rate it",
 }
 
 
@@ -167,10 +179,58 @@ def _batch_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--shard", type=_shard, metavar="K/N",
                         help="grade only slice K of N (a student's slice follows from their name); "
                              "put the slices together with grade batch merge")
+    similar = parser.add_mutually_exclusive_group()
+    # The default lives in grader.classroom.similarity (DEFAULT_THRESHOLD), which building a parser
+    # does not import; tests/classroom/test_similarity.py holds the help to it.
+    similar.add_argument("--similarity-threshold", type=_fraction, metavar="X",
+                         help="list a pair of submissions as similar when at least this share of one student's "
+                              "code is in the other's (default: 0.7); every pair goes in OUT/similar.csv")
+    similar.add_argument("--no-similarity", action="store_true",
+                         help="do not compare the submissions with each other (it is done by default)")
+    _add_gradebook_options(parser, "--gradebook", required=False,
+                           text="also write OUT/gradebook-LMS.csv, the grades as that LMS imports them")
+
+
+# The LMSs whose grade-import file `grade batch` writes, as grader.classroom's LMS_FORMATS names them
+# (spelled here so that building a parser imports nothing; tests/classroom/test_gradebooks.py checks both agree).
+LMS_NAMES = ("canvas", "moodle", "blackboard")
+
+
+def _add_gradebook_options(parser: argparse.ArgumentParser, flag: str, *, required: bool, text: str) -> None:
+    """The LMS, the roster and --allow-missing: what an LMS gradebook needs (docs/gradebooks.md)."""
+    parser.add_argument(flag, choices=LMS_NAMES, required=required, metavar="LMS",
+                        help=f"{text}: one of {', '.join(LMS_NAMES)} (see docs/gradebooks.md)")
+    parser.add_argument("--roster", type=Path, metavar="CSV",
+                        help="the class roster: a folder column (the submission folder), an id column (the "
+                             "LMS's id for the student) and the columns the LMS needs", required=required)
+    parser.add_argument("--allow-missing", action="store_true",
+                        help="write the gradebook even when the roster and the class do not match, with the "
+                             "matched students only (each mismatch is still shown)")
+
+
+def _seconds(text: str) -> float:
+    """An argparse type: a positive number of seconds."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(f"expected a positive number of seconds, got {text!r}")
+    return value
+
+
+def _arena_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("exercise", help="an exercise whose exercise.toml names an arena game, such as ex08")
+    parser.add_argument("folder", type=Path, help="the class's submissions, as for grade batch")
+    parser.add_argument("--out", type=Path, required=True, help="folder for arena.csv and arena.html")
+    parser.add_argument("--jobs", type=_jobs, default=None, help="games played at once (default: one per CPU)")
+    parser.add_argument("--seed", type=_seed, help="orders the games and the baselines' choices (default: 1)")
+    parser.add_argument("--move-timeout", type=_seconds, metavar="SECONDS",
+                        help="time allowed for one move (default: the game's time per call)")
 
 
 ARGUMENTS = {"hint": _hint_arguments, "play": _play_arguments, "check": _check_arguments, "new": _new_arguments,
-             "export": _export_arguments, "batch": _batch_arguments}
+             "export": _export_arguments, "batch": _batch_arguments, "arena": _arena_arguments}
 
 
 # `grade batch ACTION ...`: each action on a batch's output, with its own parser. A first word that names an
@@ -181,12 +241,26 @@ def _merge_arguments(parser: argparse.ArgumentParser) -> None:
                         help="the --out folders of grade batch ... --shard K/N, one for each K")
 
 
+def _diff_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("old", type=Path, metavar="OLD", help="the folder of the earlier grade batch run")
+    parser.add_argument("new", type=Path, metavar="NEW", help="the folder of the regrade; changes.csv goes here")
+
+
+def _gradebook_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("out", type=Path, metavar="OUT", help="the folder grade batch wrote: OUT/STUDENT/exNN.json")
+    _add_gradebook_options(parser, "--lms", required=True, text="the LMS to write for")
+
+
 BATCH_ACTIONS = {
     "merge": ("combine the folders of grade batch ... --shard K/N into one grades.csv, checks.csv, class "
               "page and report tree", _merge_arguments),
     "report": ("rebuild OUT/report.html and OUT/checks.csv from the reports already in OUT, without grading",
                lambda parser: parser.add_argument("out", type=Path, metavar="OUT",
                                                   help="the folder grade batch wrote: OUT/STUDENT/exNN.json")),
+    "diff": ("list every mark that changed between two folders grade batch wrote, check by check, and write "
+             "NEW/changes.csv", _diff_arguments),
+    "gradebook": ("write OUT/gradebook-LMS.csv, the grades as Canvas, Moodle or Blackboard imports them, from the "
+                  "reports already in OUT and a roster, without grading", _gradebook_arguments),
 }
 
 

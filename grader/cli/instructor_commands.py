@@ -1,4 +1,4 @@
-"""The instructor's commands: check, new, export, and batch with its report and merge.
+"""The instructor's commands: check, new, export, and batch with its report, merge and diff.
 
 Each takes the arguments `grader.cli.app` parsed and the console, and returns the exit code; a
 KitError escapes to `grader.cli.app`, which says it in one line with exit code 2.
@@ -14,6 +14,8 @@ from grader.catalog import Kit, KitError, load_exercise
 
 if TYPE_CHECKING:
     from rich.console import Console
+
+    from grader.classroom import ClassGrades, LmsFormat, Matching, Roster
 
 EXIT_PASS = 0
 EXIT_LOST_POINTS = 1
@@ -117,11 +119,17 @@ def run_batch(args: argparse.Namespace, console: Console) -> int:
     from grader import classroom
     from grader.cli import instructor_view as display
 
+    _refuse_bad_gradebook(args)
     kit = Kit.find(Path.cwd(), args.kit)
     exercises = kit.exercises() if args.all else [kit.resolve(args.exercise)]
     students = roster = classroom.find_students(args.folder)
     if args.shard is not None:
         students = [student for student in roster if classroom.shard_of(student.name, args.shard.count) == args.shard.index]
+    lms = matching = None
+    if args.gradebook is not None:  # before grading: a roster that does not fit costs no grading run
+        lms = classroom.LMS_FORMATS[args.gradebook]
+        matching = _matched_roster(classroom.read_roster(args.roster, lms), [student.name for student in students],
+                                   args.folder, allow_missing=args.allow_missing)
     with display.batch_progress(console) as progress:
         task = progress.add_task("grading", total=len(students) * len(exercises))
         results, reasons = classroom.run_batch(kit, exercises, students, args.out, jobs=args.jobs, force=args.force,
@@ -137,9 +145,91 @@ def run_batch(args: argparse.Namespace, console: Console) -> int:
                        args.seed)
         console.print(Text(f"Shard {args.shard} of the class: {len(students)} of its {len(roster)} students. "
                            "Put the shards together with grade batch merge OUT SHARD_DIRS..."))
+    _compare_submissions(args, exercises, roster, console)
     if students:
         classroom.write_class_report(classroom.attempts_of(results), args.out)
         _said_class_report(console, args.out)
+    if lms is not None:
+        _write_lms_gradebook(console, lms, classroom.class_grades(classroom.attempts_of(results), args.out), matching,
+                             args.out)
+    return EXIT_PASS
+
+
+def _compare_submissions(args: argparse.Namespace, exercises: list, roster: list, console: Console) -> None:
+    """Compare every pair of the class's submissions into OUT/similar.csv and similarity.json, unless told not to."""
+    from grader import classroom
+    from grader.cli import instructor_view as display
+
+    if args.no_similarity:  # the page must not show a comparison of submissions this run never read
+        classroom.forget_similarity(args.out)
+        return
+    threshold = classroom.DEFAULT_THRESHOLD if args.similarity_threshold is None else args.similarity_threshold
+    # The whole class folder, even for one shard: a copy can cross shards, and `grade batch merge`
+    # keeps the first shard's comparison, which is then the whole class's.
+    with display.batch_progress(console) as progress:
+        task = progress.add_task("comparing", total=len(exercises))
+        similar = classroom.compare_class(exercises, roster, threshold, advance=lambda: progress.advance(task))
+    classroom.write_similarity(similar, args.out)
+    display.print_similarity(console, similar, classroom.ClassFolder(args.out).similar_table)
+
+
+def _refuse_bad_gradebook(args: argparse.Namespace) -> None:
+    """--roster and --allow-missing go with --gradebook, which needs a roster and the whole class."""
+    if args.gradebook is None:
+        for flag, given in (("--roster", args.roster is not None), ("--allow-missing", args.allow_missing)):
+            if given:
+                raise KitError(f"{flag} goes with --gradebook LMS: it says how to write an LMS gradebook")
+        return
+    if args.roster is None:
+        raise KitError(f"--gradebook {args.gradebook} needs --roster CSV: the roster says which {args.gradebook} "
+                       "student each submission folder is")
+    if args.shard is not None:
+        raise KitError("--gradebook needs the whole class, not a shard: merge the shards, then run "
+                       "grade batch gradebook OUT --lms LMS --roster CSV")
+
+
+def _matched_roster(roster: Roster, students: list[str], where: Path, *, allow_missing: bool) -> Matching:
+    """The roster against the class; each mismatch goes to stderr, and without --allow-missing stops everything."""
+    import sys
+
+    from grader.classroom import match_roster
+    from grader.cli.instructor_view import roster_problems
+
+    matching = match_roster(roster, students)
+    problems = roster_problems(matching, roster.path, where)
+    # Several lines, so they go before the one-line error that ends the command (or as warnings).
+    for problem in problems:
+        print(f"grade: {'warning: ' if allow_missing else ''}{problem}", file=sys.stderr)
+    if problems and not allow_missing:
+        raise KitError(f"{roster.path}: does not match {where} ({len(matching.unlisted)} folder(s) with no row, "
+                       f"{len(matching.unsubmitted)} row(s) with no submission), so no gradebook was written; fix "
+                       "the roster, or pass --allow-missing to write the matched students only")
+    if not matching.matched:
+        raise KitError(f"{roster.path}: no row names a folder of {where}, so no gradebook was written")
+    return matching
+
+
+def _write_lms_gradebook(console: Console, lms: LmsFormat, grades: ClassGrades, matching: Matching, out: Path) -> None:
+    """OUT/gradebook-LMS.csv for the roster's students that have a submission, and where it went."""
+    from rich.text import Text
+
+    from grader.classroom import ClassFolder, gradebook_rows, write_lms_gradebook
+
+    path = ClassFolder(out).lms_gradebook(lms.name)
+    write_lms_gradebook(lms, gradebook_rows(lms, grades, matching.matched), path)
+    console.print(Text(f"{lms.title} gradebook: {path} ({len(matching.matched)} students, {len(grades.exercises)} "
+                       "exercise(s); docs/gradebooks.md says how to import it)"))
+
+
+def run_batch_gradebook(args: argparse.Namespace, console: Console) -> int:
+    """`grade batch gradebook OUT --lms LMS --roster CSV`: OUT's grades as that LMS imports them, grading nothing."""
+    from grader.classroom import LMS_FORMATS, read_class_grades, read_roster
+
+    lms = LMS_FORMATS[args.lms]
+    grades = read_class_grades(args.out)
+    matching = _matched_roster(read_roster(args.roster, lms), list(grades.scores), args.out,
+                               allow_missing=args.allow_missing)
+    _write_lms_gradebook(console, lms, grades, matching, args.out)
     return EXIT_PASS
 
 
@@ -183,3 +273,36 @@ def run_batch_merge(args: argparse.Namespace, console: Console) -> int:
         _said_class_report(console, args.out)
     return EXIT_PASS
 
+
+
+def run_batch_diff(args: argparse.Namespace, console: Console) -> int:
+    """`grade batch diff OLD NEW`: every mark a regrade changed, on screen and in NEW/changes.csv; exit 0 either way."""
+    from grader.cli import instructor_view as display
+    from grader.classroom import ClassFolder, diff_folders, write_changes
+
+    regrade = diff_folders(args.old, args.new)  # both folders read in full before anything is written
+    table = ClassFolder(args.new).changes_table
+    write_changes(regrade, table)
+    display.print_regrade(console, regrade, table)
+    # A report, not a verdict: changed marks are what a regrade is for, so they are no failure.
+    return EXIT_PASS
+
+
+def run_arena(args: argparse.Namespace, console: Console) -> int:
+    """`grade arena EXERCISE CLASS --out OUT`: every game played, rated, and written as arena.csv and arena.html."""
+    from grader import classroom
+    from grader.cli import instructor_view as display
+
+    kit = Kit.find(Path.cwd(), args.kit)
+    exercise = kit.resolve(args.exercise)
+    students = classroom.find_students(args.folder)
+    if not students:
+        raise KitError(f"arena {args.folder}: no submissions in the folder")
+    with display.batch_progress(console) as progress:
+        task = progress.add_task("playing", total=None)
+        result = classroom.run_arena(kit, exercise, students, seed=args.seed, jobs=args.jobs,
+                                     move_timeout=args.move_timeout, advance=lambda: progress.advance(task),
+                                     planned=lambda count: progress.update(task, total=count))
+    table, page = classroom.write_arena(result, args.out)
+    display.print_arena(console, result, table, page)
+    return EXIT_PASS

@@ -1,15 +1,19 @@
-"""What `grade` shows an instructor: grade check's verdicts, and a class graded in a batch."""
+"""What `grade` shows an instructor: grade check's verdicts, a class graded in a batch, and what a regrade changed."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 from rich.text import Text
 
 from grader.cli.student_view import print_wrapped
 from grader.outcomes import Regraded
+
+if TYPE_CHECKING:
+    from grader.classroom import ExerciseSimilarity, Matching, MarkChange, Regrade
 
 
 def print_soundness(console: Console, name: str, facts: list[str], problems: list[str]) -> None:
@@ -57,3 +61,86 @@ def print_batch_summary(console: Console, stats: dict, exercise_count: int, reas
                            f"{stats['median']:g}, lowest {stats['lowest']:g}, highest {stats['highest']:g}; "
                            f"{stats['full_marks']} with full marks, {stats['errors']} with a submission "
                            "that did not run"))
+
+
+def print_similarity(console: Console, results: list[ExerciseSimilarity], table: Path) -> None:
+    """One line: how many pairs of submissions are similar enough to list, on which exercises, and where all are."""
+    pairs = sum(len(result.pairs) for result in results)
+    flagged = [(result.exercise, len(result.flagged)) for result in results if result.flagged]
+    threshold = f" at or above {results[0].threshold:g}" if results else ""
+    where = f" ({', '.join(f'{exercise}: {count}' for exercise, count in flagged)})" if flagged else ""
+    console.print(Text(f"Similar submissions: {sum(count for _, count in flagged)} of {pairs} pairs compared"
+                       f"{threshold}{where}. Every pair: {table}"))
+
+
+def _signed(value: float | None) -> Text:
+    """A change of points, "+2" in green or "-1" in red; a dash where there is none to show."""
+    if value is None:
+        return Text("—")
+    return Text(f"{value:+g}", style="green" if value > 0 else "red" if value < 0 else "")
+
+
+def _score(value: float | None) -> str:
+    return "—" if value is None else f"{value:g}"
+
+
+def _what_changed(change: MarkChange) -> str:
+    """The last column: the checks that changed, one a line, or why one of the two reports is missing."""
+    from grader.classroom import ChangeKind, check_change_text
+
+    words = {ChangeKind.STUDENT_ONLY_OLD: "student only in OLD", ChangeKind.STUDENT_ONLY_NEW: "student only in NEW",
+             ChangeKind.REPORT_ONLY_OLD: "report only in OLD", ChangeKind.REPORT_ONLY_NEW: "report only in NEW"}
+    if change.kind in words:
+        return words[change.kind]
+    return "\n".join(check_change_text(check) for check in change.checks) or "no check changed"
+
+
+def print_regrade(console: Console, regrade: Regrade, table_path: Path) -> None:
+    """`grade batch diff`'s answer: one line when nothing changed, else a table of every changed mark and a summary."""
+    from rich.table import Table
+
+    compared = f"{regrade.students} students on {regrade.exercises} exercise(s) compared"
+    if not regrade.changes:
+        console.print(Text(f"No mark changed: {compared} ({table_path} holds only its header)"))
+        return
+    table = Table("student", "exercise", "old", "new", "change", "checks")
+    for change in regrade.changes:
+        table.add_row(change.student, change.exercise, _score(change.old), _score(change.new), _signed(change.change),
+                      _what_changed(change))
+    console.print(table)
+    console.print(Text(f"{len(regrade.changes)} mark(s) changed: {compared}. Changes: {table_path}"))
+    for label, names in (("students only in OLD", regrade.students_only_old),
+                         ("students only in NEW", regrade.students_only_new),
+                         ("exercises only in OLD", regrade.exercises_only_old),
+                         ("exercises only in NEW", regrade.exercises_only_new)):
+        if names:
+            console.print(Text(f"  {label}: {', '.join(names)}"))
+
+
+# The terminal shows the top of the table; arena.csv and arena.html hold all of it.
+ARENA_ROWS_SHOWN = 10
+
+
+def print_arena(console: Console, result, table: Path, page: Path) -> None:
+    """The top of `grade arena`'s table, and where the whole of it went."""
+    from rich.table import Table
+
+    shown = Table(title=f"{result.exercise.id} arena: {len(result.standings)} players, {len(result.games)} games, "
+                        f"seed {result.seed}", title_justify="left")
+    for column in ("#", "player", "rating", "W", "D", "L", "forfeits"):
+        shown.add_column(column, justify="left" if column == "player" else "right")
+    for rank, standing in enumerate(result.standings[:ARENA_ROWS_SHOWN], start=1):
+        name = standing.player if standing.kind == "student" else f"{standing.player} ({standing.kind})"
+        shown.add_row(str(rank), Text(name), f"{standing.rating:.2f}", str(standing.wins), str(standing.draws),
+                      str(standing.losses), str(standing.forfeits))
+    console.print(shown)
+    hidden = len(result.standings) - ARENA_ROWS_SHOWN
+    if hidden > 0:
+        console.print(Text(f"  ... and {hidden} more"))
+    console.print(Text(f"Table: {table}; leaderboard and every game: {page}"))
+
+
+def roster_problems(matching: Matching, roster: Path, where: Path) -> list[str]:
+    """One line per mismatch of a roster and a class: a folder with no row, then a row with no submission."""
+    return ([f"{roster}: no row for folder {name}" for name in matching.unlisted]
+            + [f"{roster} line {row.line}: {row.folder} has no submission in {where}" for row in matching.unsubmitted])

@@ -1,57 +1,29 @@
 """`grade play GAME`: play a game in the terminal against the student's own code, run in the sandbox.
 
-The driver here knows no game. Each game lives in its exercise's folder as `play.py`, which is kit
-code loaded into this process and which holds everything particular to that game: the rules, the
-board drawing, reading the human's move and judging the move the student's code returns. The
+The driver here knows no game. Each game lives in its exercise's folder as `play.py` (its protocol
+is in `grader.grading.games`), kit code that holds everything particular to that game: the rules,
+the board drawing, reading the human's move and judging the move the student's code returns. The
 student's code only ever proposes a move; it runs in the sandbox like a graded submission, and the
 game file decides whether that move is legal and who has won.
-
-A game file defines:
-
-    NAME          the name on the command line, such as "simple-nim"
-    RULES         one or two sentences shown before the game
-    FUNCTION      the student's function the computer player calls, such as "best_move"
-    CALL_TIMEOUT  optional: seconds per call, when the exercise's call_timeout is too short
-    setup(ask)                the starting position; `ask(question, parse)` asks the human for options
-    draw(position)            the position as plain text, at most 80 columns wide
-    prompt(position)          the question that asks the human for a move
-    human_move(position, text)    the position after the human's move; ValueError(one line) if invalid
-    ai_args(position)         the arguments for FUNCTION
-    ai_move(position, value)  (position, what the move did) for the value FUNCTION returned;
-                              ValueError(why) when that value is malformed or not a legal move
-    result(position)          None while the game goes on, else +1, -1 or 0 for the player who just moved
 """
 
 from __future__ import annotations
 
 import argparse
-import contextlib
-import hashlib
-import importlib.util
-import math
-import shutil
-import sys
-import tempfile
 import time
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from collections.abc import Callable
 from pathlib import Path
-from types import ModuleType
 
 from rich.console import Console
 from rich.markup import escape
 
-from grader.catalog import GAME_FILE, Exercise, Kit, KitError, load_exercise
+from grader.catalog import Kit, KitError
 from grader.failures import FailureKind, StudentError, StudentFailure, StudentRaised
-from grader.sandbox import CPU_SLACK, Sandbox, open_sandbox, sandbox_settings
-from grader.submission import add_given, derive_seed
+from grader.grading import Game, find_games, game_sandbox, module_folder
+from grader.sandbox import Sandbox
 from grader.text import truncate
 
-REQUIRED = ("NAME", "RULES", "FUNCTION", "setup", "draw", "prompt", "human_move", "ai_args", "ai_move", "result")
 QUIT_WORDS = ("q", "quit", "exit")
-# The worker's CPU rlimit is a backstop, since each call already has a wall-clock deadline: it covers
-# this many calls at their full deadline. No game in the kit gives the computer more than 21 moves.
-CPU_CALLS = 25
 # Long values (a Connect-4 board, a runaway list) are cut in messages so a line stays readable.
 SHOWN_CHARS = 200
 # The student's own prints during a move are shown, but only the start of them.
@@ -65,58 +37,6 @@ class _Quit(Exception):
 
 class _GameOver(Exception):
     """The computer player's code failed, so the game cannot go on."""
-
-
-@dataclass(frozen=True)
-class Game:
-    """A game found in an exercise folder, with that exercise's sandbox settings."""
-
-    name: str
-    exercise: Exercise
-    rules: ModuleType
-    """The loaded game file."""
-
-    @property
-    def function(self) -> str:
-        """The student's function the computer player calls."""
-        return self.rules.FUNCTION
-
-    @property
-    def call_timeout(self) -> float:
-        """Seconds allowed for one move: the game's own CALL_TIMEOUT, or else the exercise's."""
-        return float(getattr(self.rules, "CALL_TIMEOUT", self.exercise.call_timeout))
-
-
-def load_game(folder: Path) -> Game:
-    """Load `folder/play.py` and check that it defines the whole game protocol."""
-    path = folder / GAME_FILE
-    exercise = load_exercise(folder)
-    spec = importlib.util.spec_from_file_location(f"minimax_kit_game_{folder.name}", path)
-    module = importlib.util.module_from_spec(spec)
-    try:
-        spec.loader.exec_module(module)
-    except Exception as exc:  # a broken game file is a fault in the kit: say which file and why
-        raise KitError(f"{path}: the game file does not load: {type(exc).__name__}: {exc}") from None
-    missing = [name for name in REQUIRED if not hasattr(module, name)]
-    if missing:
-        raise KitError(f"{path}: the game file lacks {', '.join(missing)}")
-    if type(module.NAME) is not str or not module.NAME:
-        raise KitError(f"{path}: NAME must be a non-empty string, got {module.NAME!r}")
-    return Game(module.NAME, exercise, module)
-
-
-def find_games(kit: Kit) -> dict[str, Game]:
-    """Every game in the kit, by name, found as exercises/*/play.py."""
-    games: dict[str, Game] = {}
-    for folder in kit.exercise_folders():
-        if not (folder / GAME_FILE).is_file():
-            continue
-        game = load_game(folder)
-        if game.name in games:
-            raise KitError(f"{folder / GAME_FILE}: the game name {game.name!r} is taken by "
-                           f"{games[game.name].exercise.name}")
-        games[game.name] = game
-    return games
 
 
 def _short(value) -> str:
@@ -158,25 +78,6 @@ def _first_mover(text: str) -> bool:
     if answer in ("ai", "a", "it", "computer"):
         return False
     raise ValueError(f"answer you or ai, not {text!r}")
-
-
-@contextlib.contextmanager
-def game_sandbox(kit: Kit, game: Game, source: Path) -> Iterator[Sandbox]:
-    """A sandbox for one game, opened as a grading run opens one for the game's exercise."""
-    exercise = game.exercise
-    with tempfile.TemporaryDirectory(prefix="minimax-kit-play-") as scratch:
-        source_dir = Path(scratch) / "submission"
-        source_dir.mkdir()
-        shutil.copyfile(source, source_dir / exercise.module)
-        sha256 = hashlib.sha256((source_dir / exercise.module).read_bytes()).hexdigest()
-        add_given(exercise.given_paths, source_dir)
-        # The seed a grade of this code would take, so the code meets the same tie-breaks as when graded.
-        settings = sandbox_settings(exercise, source_dir, derive_seed(exercise.id, sha256),
-                                    cpu_seconds=math.ceil(game.call_timeout * CPU_CALLS) + CPU_SLACK)
-        with open_sandbox(kit, settings) as sandbox:
-            if sandbox.warning:  # weakened isolation is never silent
-                print(f"grade: warning: {sandbox.warning}", file=sys.stderr)
-            yield sandbox
 
 
 class ComputerPlayer:
@@ -298,7 +199,7 @@ def run_play(args: argparse.Namespace, console: Console) -> int:
     terminal = Terminal(console)
     terminal.say(f"{game.name} against {'the reference' if args.solution else 'your code'} ({shown})", "bold")
     terminal.say(f"{game.rules.RULES} Type q to quit.")
-    with game_sandbox(kit, game, source) as sandbox:
+    with module_folder(game, source) as source_dir, game_sandbox(kit, game, source_dir) as sandbox:
         computer = ComputerPlayer(game, sandbox, terminal, args.solution, shown)
         try:
             computer.start()

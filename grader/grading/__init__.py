@@ -22,6 +22,12 @@ EXPORTS = {
     "Answer": "replay",
     "ProbeOver": "proxy",
     "TracingUnavailable": "tracing",
+    "Game": "games",
+    "load_game": "games",
+    "find_games": "games",
+    "arena_game": "games",
+    "game_sandbox": "games",
+    "module_folder": "games",
 }
 __all__ = sorted([*EXPORTS, "PLUGIN"])
 __getattr__ = lazy_exports(__name__, EXPORTS)

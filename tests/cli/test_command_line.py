@@ -35,7 +35,7 @@ def test_native_windows_gets_one_line_pointing_to_wsl(args):
     assert "not supported" in result.stderr and "WSL" in result.stderr
 
 
-COMMAND_NAMES = ("hint", "play", "check", "new", "export", "batch")
+COMMAND_NAMES = ("hint", "play", "check", "new", "export", "batch", "arena")
 
 
 def test_grade_help_lists_every_command_with_one_line_each():

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from grader.catalog import Kit, KitError
-from grader.cli.play import find_games, load_game
+from grader.grading import find_games, load_game
 from tests.conftest import GRADE, REPO
 
 # Run again as an ordinary user by .ci/run (python -m pytest -m ordinary_user): what a uid without root meets.

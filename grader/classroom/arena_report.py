@@ -1,0 +1,76 @@
+"""What `grade arena` writes into OUT: arena.csv (the table) and arena.html (the leaderboard and every game).
+
+The page is a Jinja2 template shipped in the package (autoescaped: player names and what a forfeit's
+code said are the students' own text), with its style inline, so it opens offline.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import os
+import tempfile
+from pathlib import Path
+
+import jinja2
+
+from grader.classroom.arena import ArenaResult, Ending, GameRecord
+
+TABLE = "arena.csv"
+PAGE = "arena.html"
+TABLE_COLUMNS = ["player", "rating", "wins", "draws", "losses", "forfeits", "mu", "sigma", "kind"]
+
+
+def table_rows(result: ArenaResult) -> list[list[str]]:
+    """arena.csv's rows, best first: ratings to 3 decimals, so the same class and seed give the same bytes."""
+    return [[s.player, f"{s.rating:.3f}", str(s.wins), str(s.draws), str(s.losses), str(s.forfeits),
+             f"{s.mu:.3f}", f"{s.sigma:.3f}", str(s.kind)] for s in result.standings]
+
+
+def _anchor(name: str) -> str:
+    """A player's section id on the page: stable, and safe whatever the folder name holds."""
+    return "player-" + name.encode("utf-8").hex()
+
+
+def _ending_words(record: GameRecord, player: str) -> str:
+    """How the game ended, seen by `player`."""
+    if record.ending is Ending.FORFEIT:
+        lost = record.winner != player
+        return f"{'lost' if lost else 'won'} by forfeit ({record.forfeit}): {record.detail}"
+    if record.ending is Ending.DRAW:
+        return "a draw"
+    return "won" if record.winner == player else "lost"
+
+
+def render_page(result: ArenaResult) -> str:
+    """arena.html as text."""
+    environment = jinja2.Environment(loader=jinja2.PackageLoader("grader.classroom", "templates"),
+                                     autoescape=True, undefined=jinja2.StrictUndefined)
+    games_of = {s.player: [g for g in result.games if s.player in (g.first, g.second)] for s in result.standings}
+    return environment.get_template("arena.html.j2").render(
+        result=result, games_of=games_of, anchor=_anchor, ending_words=_ending_words)
+
+
+def _write_atomically(path: Path, text: str) -> None:
+    """Write `path` whole or not at all: a temp file beside it, then a rename."""
+    handle, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8", newline="") as file:
+            file.write(text)
+        os.replace(temp, path)
+    except BaseException:
+        Path(temp).unlink(missing_ok=True)
+        raise
+
+
+def write_arena(result: ArenaResult, out: Path) -> tuple[Path, Path]:
+    """Write OUT/arena.csv and OUT/arena.html, both rendered before either is written; their paths."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer)
+    writer.writerow(TABLE_COLUMNS)
+    writer.writerows(table_rows(result))
+    page = render_page(result)
+    out.mkdir(parents=True, exist_ok=True)
+    _write_atomically(out / TABLE, buffer.getvalue())
+    _write_atomically(out / PAGE, page)
+    return out / TABLE, out / PAGE
