@@ -1,4 +1,4 @@
-"""Text: the one truncation helper of the kit (for the grading side and the worker alike), and writing a text file.
+"""Text: the one truncation helper of the kit (for the grading side and the worker alike), and writing a text file, at once or whole.
 
 Standard library only: the worker loads this file beside its script (see grader/sandbox/process.py).
 """
@@ -18,3 +18,23 @@ def write_text(path, text: str) -> None:
     # Not annotated as a Path: the worker loads this file, and need not import pathlib for it.
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text, encoding="utf-8")
+
+
+def write_text_atomically(path, text: str) -> None:
+    """Write a UTF-8 text file at `path` whole or not at all: a hidden temporary file beside it, then a rename.
+
+    A reader (a spreadsheet, an LMS import, the next command) never meets half a file, and a failed
+    write leaves the file that was there before and no temporary one.
+    """
+    import os  # here, not at the top: the worker loads this file and never writes one
+    import tempfile
+
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8", newline="") as file:
+            file.write(text)
+        os.replace(temporary, path)
+    except BaseException:
+        if os.path.exists(temporary):
+            os.unlink(temporary)
+        raise

@@ -8,13 +8,12 @@ from __future__ import annotations
 
 import csv
 import io
-import os
-import tempfile
 from pathlib import Path
 
 import jinja2
 
 from grader.classroom.arena import ArenaResult, Ending, GameRecord
+from grader.text import write_text_atomically
 
 TABLE = "arena.csv"
 PAGE = "arena.html"
@@ -51,18 +50,6 @@ def render_page(result: ArenaResult) -> str:
         result=result, games_of=games_of, anchor=_anchor, ending_words=_ending_words)
 
 
-def _write_atomically(path: Path, text: str) -> None:
-    """Write `path` whole or not at all: a temp file beside it, then a rename."""
-    handle, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8", newline="") as file:
-            file.write(text)
-        os.replace(temp, path)
-    except BaseException:
-        Path(temp).unlink(missing_ok=True)
-        raise
-
-
 def write_arena(result: ArenaResult, out: Path) -> tuple[Path, Path]:
     """Write OUT/arena.csv and OUT/arena.html, both rendered before either is written; their paths."""
     buffer = io.StringIO()
@@ -71,6 +58,6 @@ def write_arena(result: ArenaResult, out: Path) -> tuple[Path, Path]:
     writer.writerows(table_rows(result))
     page = render_page(result)
     out.mkdir(parents=True, exist_ok=True)
-    _write_atomically(out / TABLE, buffer.getvalue())
-    _write_atomically(out / PAGE, page)
+    write_text_atomically(out / TABLE, buffer.getvalue())
+    write_text_atomically(out / PAGE, page)
     return out / TABLE, out / PAGE

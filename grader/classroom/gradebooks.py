@@ -12,13 +12,12 @@ from __future__ import annotations
 
 import csv
 import io
-import os
-import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from grader.catalog import KitError
+from grader.text import write_text_atomically
 from grader.classroom.class_report import read_reports
 from grader.classroom.folder import ClassFolder
 from grader.classroom.item_analysis import Attempt
@@ -287,13 +286,7 @@ def gradebook_rows(lms: LmsFormat, grades: ClassGrades, students: Sequence[Roste
 
 
 def write_lms_gradebook(lms: LmsFormat, rows: Sequence[Sequence[str]], path: Path) -> None:
-    """Write `rows` as `lms` reads them, at `path` in one step: a temporary file beside it, then renamed."""
-    handle = tempfile.NamedTemporaryFile("w", encoding="utf-8", newline="", dir=path.parent,
-                                         prefix=f".{path.name}.", suffix=".tmp", delete=False)
-    try:
-        with handle:
-            csv.writer(handle, delimiter=lms.delimiter, quoting=lms.quoting).writerows(rows)
-        os.replace(handle.name, path)
-    except BaseException:
-        Path(handle.name).unlink(missing_ok=True)
-        raise
+    """Write `rows` as `lms` reads them, at `path` whole or not at all."""
+    buffer = io.StringIO()
+    csv.writer(buffer, delimiter=lms.delimiter, quoting=lms.quoting).writerows(rows)
+    write_text_atomically(path, buffer.getvalue())

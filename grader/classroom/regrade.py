@@ -12,12 +12,12 @@ from __future__ import annotations
 import csv
 import io
 import math
-import os
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 
 from grader.catalog import KitError
+from grader.text import write_text_atomically
 from grader.classroom.class_report import read_attempt
 from grader.classroom.folder import ClassFolder
 from grader.classroom.item_analysis import Attempt
@@ -181,14 +181,7 @@ def write_changes(regrade: Regrade, path: Path) -> None:
     writer = csv.writer(buffer)
     writer.writerow(CHANGE_COLUMNS)
     writer.writerows(change_rows(regrade))
-    # A name of this process's own, so two runs at once never write into one temporary file; hidden,
-    # so nothing that lists the folder's reports or tables takes it for one.
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
-        with open(temporary, "w", newline="", encoding="utf-8") as handle:
-            handle.write(buffer.getvalue())
-        os.replace(temporary, path)
+        write_text_atomically(path, buffer.getvalue())
     except OSError as exc:
         raise KitError(f"{path}: cannot write it: {exc.strerror or exc}") from None
-    finally:
-        temporary.unlink(missing_ok=True)  # gone already once moved into place

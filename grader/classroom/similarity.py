@@ -18,7 +18,6 @@ import csv
 import io
 import json
 import math
-import os
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -30,7 +29,7 @@ from typing import TYPE_CHECKING
 from grader.catalog import Exercise, KitError
 from grader.classroom.folder import ClassFolder
 from grader.submission import SubmissionProblem, prepare_submission
-from grader.text import truncate
+from grader.text import truncate, write_text_atomically
 
 if TYPE_CHECKING:
     from grader.classroom.batch import Student  # a type only: the page's code need not load the grading
@@ -280,19 +279,6 @@ def section_record(section: SimilaritySection) -> dict:
             "flagged": [_pair_record(pair) for pair in section.flagged], "code": dict(section.code)}
 
 
-def _write_atomically(path: Path, write: Callable[[io.TextIOBase], None]) -> None:
-    """Write through a temporary file beside `path`, then put it in place: never a half-written file."""
-    handle = tempfile.NamedTemporaryFile("w", encoding="utf-8", newline="", dir=path.parent,
-                                         prefix=f".{path.name}.", delete=False)
-    try:
-        with handle:
-            write(handle)
-        os.replace(handle.name, path)
-    except BaseException:
-        Path(handle.name).unlink(missing_ok=True)
-        raise
-
-
 def write_similarity(results: list[ExerciseSimilarity], out: Path) -> None:
     """OUT/similar.csv (every pair's figures) and OUT/similarity.json (what the class page shows)."""
     folder = ClassFolder(out)
@@ -301,14 +287,12 @@ def write_similarity(results: list[ExerciseSimilarity], out: Path) -> None:
                          "exercises": [section_record(result.section()) for result in results]}, indent=1) + "\n"
     out.mkdir(parents=True, exist_ok=True)
 
-    def table(handle) -> None:
-        """similar.csv: its header, then every pair."""
-        writer = csv.writer(handle)
-        writer.writerow(SIMILAR_COLUMNS)
-        writer.writerows(rows)
-
-    _write_atomically(folder.similar_table, table)
-    _write_atomically(folder.similarity_record, lambda handle: handle.write(record))
+    table = io.StringIO()
+    writer = csv.writer(table)
+    writer.writerow(SIMILAR_COLUMNS)
+    writer.writerows(rows)
+    write_text_atomically(folder.similar_table, table.getvalue())
+    write_text_atomically(folder.similarity_record, record)
 
 
 def forget_similarity(out: Path) -> None:
