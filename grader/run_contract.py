@@ -6,7 +6,7 @@ loose JSON:
 
 | file | written by | what it holds |
 |---|---|---|
-| `settings.json` | the runner, before pytest starts | `RunSettings`: the module, the limits, the seed |
+| `settings.json` | the runner, before pytest starts (a ready grade's: again once its submission is laid out, before the plugin reads it a second time) | `RunSettings`: the module, the limits, the seed |
 | `collected.json` | the plugin, once collection ends and before any check runs | `Collected`: every `Check` |
 | `sandbox.json` | the plugin, after the import and again at the end | `SandboxFacts` |
 | `raw.json` | pytest-json-report, at the end | each check's stages, and its `CheckFeedback` as its metadata |

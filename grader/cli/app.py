@@ -26,6 +26,7 @@ from grader.outcomes import Status
 if TYPE_CHECKING:
     from rich.console import Console
 
+    from grader.grading import ReadyGrade
     from grader.submission import Submission
 
 EXIT_PASS, EXIT_LOST_POINTS, EXIT_USAGE = 0, 1, 2
@@ -109,8 +110,8 @@ def _refuse_bad_watch(args) -> None:
         raise KitError("--watch needs an exercise, such as grade ex04 --watch")
 
 
-def _grade_one(args, kit: Kit, exercise: Exercise) -> tuple[dict, list[str]]:
-    """Grade one exercise as the arguments say; update reports/ for the student's own work."""
+def _grade_one(args, kit: Kit, exercise: Exercise, ready: ReadyGrade | None = None) -> tuple[dict, list[str]]:
+    """Grade one exercise as the arguments say (in `ready`, when given); update reports/ for the student's own work."""
     from grader.grading import grade
 
     if args.mutant is not None:
@@ -125,7 +126,7 @@ def _grade_one(args, kit: Kit, exercise: Exercise) -> tuple[dict, list[str]]:
             report = grade(kit, exercise, Submission(path, f"mutant {mutant.name} of {exercise.module}"), seed=args.seed)
         return report, []
     submission, own_work = _submission(args, kit, exercise)
-    report = grade(kit, exercise, submission, seed=args.seed)
+    report = ready.grade(submission, seed=args.seed) if ready else grade(kit, exercise, submission, seed=args.seed)
     where = []
     if own_work:
         path = kit.progress_path(exercise)
@@ -164,20 +165,32 @@ def _deliver(args, terminal: LazyConsole, document: dict, where: list[str], exer
 
 
 def run_watch(args, kit: Kit, exercise: Exercise, terminal: LazyConsole) -> int:
-    """Grade the student's file now and on every save until Ctrl-C, which exits 0."""
+    """Grade the student's file now and on every save until Ctrl-C, which exits 0.
+
+    The next save's grading process is started as soon as a grade is shown, so that pytest's start
+    and the checks' collection happen while the student edits (grading.ReadyGrade).
+    """
     from rich.text import Text
 
     from grader.cli.watch import watch_and_grade
+    from grader.grading import ReadyGrade
+
+    ready: list[ReadyGrade] = []  # at most one, waiting for the next save
 
     def grade_once() -> None:
         try:
-            report, where = _grade_one(args, kit, exercise)
+            report, where = _grade_one(args, kit, exercise, ready.pop() if ready else None)
             _deliver(args, terminal, report, where, [exercise])
         except GradeError as exc:
             # Said, not fatal: the file may be half-saved, and the next save is graded as usual.
             terminal().print(Text(f"grade: {exc}", style="red"))
+        ready.append(ReadyGrade(kit, exercise))
 
-    watch_and_grade(terminal(), exercise.stub_path, _shown(exercise.stub_path, kit), grade_once)
+    try:
+        watch_and_grade(terminal(), exercise.stub_path, _shown(exercise.stub_path, kit), grade_once)
+    finally:
+        for waiting in ready:
+            waiting.close()
     return EXIT_PASS
 
 

@@ -14,6 +14,7 @@ EXPORTS = {
     "default_jobs": "runner",
     "StopAt": "runner",
     "grade_recording_calls": "runner",
+    "ReadyGrade": "runner",
     "alike": "diagnosis",
     "mistake_digests": "sealed_mistakes",
     "REFERENCE": "replay",

@@ -79,6 +79,8 @@ def pytest_addoption(parser):
     """The options the runner passes: this run's folder, and the kit whose secrets the sandbox closes."""
     parser.addoption("--grade-run", default=None, help="the folder of a minimax-kit grading run")
     parser.addoption("--grade-kit", default=None, help="the root of the kit being graded")
+    parser.addoption("--grade-wait", type=int, default=None, metavar="FD",
+                     help="collect, then wait on this pipe for the word that the run's settings are written")
 
 
 def pytest_configure(config):
@@ -88,7 +90,8 @@ def pytest_configure(config):
     folder = config.getoption("--grade-run")
     if folder:
         files = RunFiles(Path(folder))
-        session = GradingSession(RunSettings.read(files.settings), files, Path(config.getoption("--grade-kit")))
+        session = GradingSession(RunSettings.read(files.settings), files, Path(config.getoption("--grade-kit")),
+                                 wait_fd=config.getoption("--grade-wait"))
         config.stash[GRADING] = session
         config.pluginmanager.register(session, "minimax-kit-grading")
         config.pluginmanager.register(CheckTimer(), "minimax-kit-check-timer")
@@ -131,8 +134,11 @@ def rng(request) -> random.Random:
 class GradingSession:
     """The grading run inside pytest: the check list, the sandbox's life, and what each check showed."""
 
-    def __init__(self, settings: RunSettings, files: RunFiles, kit_root: Path):
+    def __init__(self, settings: RunSettings, files: RunFiles, kit_root: Path, wait_fd: int | None = None):
         self.settings = settings
+        # Started ahead of its submission (runner.ReadyGrade): the settings read so far are the
+        # exercise's alone, and the submission's come, said on this pipe, once the checks are collected.
+        self.wait_fd = wait_fd
         self.files = files
         self.kit = Kit(kit_root)
         self.checks: dict[str, Check] = {}
@@ -181,17 +187,37 @@ class GradingSession:
 
     def pytest_sessionstart(self, session):
         """Open the sandbox and boot its first worker now, so its interpreter starts while pytest collects."""
-        if session.config.option.collectonly or self.settings.submission_error:
+        if session.config.option.collectonly or self.wait_fd is not None:
             return
+        self._claim_cpu()
+        if not self.settings.submission_error:
+            self.sandbox().boot()
+
+    def _claim_cpu(self) -> None:
         # Before any worker starts: workers keep to the CPU this process claims.
-        self.cpu_lease = CpuLease()
-        self.cpu_start = cpu_time()
-        self.sandbox().boot()
+        if not self.settings.submission_error:
+            self.cpu_lease = CpuLease()
+            self.cpu_start = cpu_time()
+
+    def _wait_for_submission(self) -> None:
+        """Block until the runner says the run's settings are written, then read them.
+
+        No worker exists before this, so none has seen an earlier version of the student's file.
+        """
+        # A pipe of its own, not stdin, which pytest's capturing points at /dev/null.
+        if not os.read(self.wait_fd, 16):  # the runner let this run go unused
+            os._exit(0)
+        os.close(self.wait_fd)
+        self.settings = RunSettings.read(self.files.settings)
+        self.started = time.monotonic()
+        self._claim_cpu()
 
     def pytest_collection_finish(self, session):
         """Start the sandbox and import the module once, before the first check."""
         if session.config.option.collectonly:
             return
+        if self.wait_fd is not None:
+            self._wait_for_submission()
         if self.settings.submission_error:
             self.facts = replace(self.facts, import_error=self.settings.submission_error)
         else:

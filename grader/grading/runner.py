@@ -58,6 +58,8 @@ INTERRUPT_GRACE = 5.0
 REAPER_GRACE = 10.0
 # pytest's exit code for an error inside pytest or a plugin (pytest.ExitCode.INTERNAL_ERROR).
 PYTEST_INTERNAL_ERROR = 3
+# The grading process's hash seed, one for every run (see _start_pytest); the worker's is the run's seed.
+GRADING_HASH_SEED = "0"
 
 
 def _pytest_command(files: RunFiles, kit: Kit, exercise: Exercise, check_files: list[Path]) -> list[str]:
@@ -153,6 +155,14 @@ def _run_checks(kit: Kit, exercise: Exercise, files: RunFiles, settings: RunSett
     Returns the collected checks, why the run was stopped (or None), and pytest-json-report's raw
     report (None if pytest wrote none). A check file that cannot be collected is a KitError.
     """
+    process = _start_pytest(kit, exercise, files, settings, collect_only=collect_only)
+    return _finish_pytest(process, exercise, files, started, collect_only)
+
+
+def _start_pytest(kit: Kit, exercise: Exercise, files: RunFiles, settings: RunSettings,
+                  collect_only: bool = False, wait_fd: int | None = None) -> subprocess.Popen:
+    """Lay out the checks and start pytest on them under the grade's reaper; with `wait_fd`, it
+    collects, then waits on that pipe for the word that the run's settings are written (ReadyGrade)."""
     checks_dir = files.pytest_root / "checks"
     checks_dir.mkdir(parents=True)
     # The checks and their helpers, with the shared helpers beside them as pytest imports them. All
@@ -174,9 +184,13 @@ def _run_checks(kit: Kit, exercise: Exercise, files: RunFiles, settings: RunSett
     # (the checks are copied into the run folder, so theirs lands there and goes with it).
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     env.update(PYTEST_DISABLE_PLUGIN_AUTOLOAD="1",
-               # pytest prints some differences in set order; the same seed must give the same report.
-               PYTHONHASHSEED=str(settings.seed % 2**32))
+               # pytest prints some differences in set order, so its hash seed is fixed: the same
+               # submission and seed give the same report, also from a process started before the
+               # submission (and so its seed) was known.
+               PYTHONHASHSEED=GRADING_HASH_SEED)
     command = _pytest_command(files, kit, exercise, check_files) + (["--collect-only"] if collect_only else [])
+    if wait_fd is not None:
+        command += ["--grade-wait", str(wait_fd)]
     if settings.stop_at is StopAt.FIRST_FAILURE:
         command.append("--maxfail=1")
     # pytest runs under a reaper of this grade's own, which kills what the grade leaves behind and
@@ -184,17 +198,23 @@ def _run_checks(kit: Kit, exercise: Exercise, files: RunFiles, settings: RunSett
     # (see _end_reaper).
     command = reaper_command(command)
     with open(files.log, "wb") as log:
-        process = subprocess.Popen(
+        return subprocess.Popen(
             command, cwd=files.pytest_root, env=env,
             stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+            pass_fds=() if wait_fd is None else (wait_fd,),
         )
-        try:
-            fault = _wait_for_pytest(process, files, started)
-        except KeyboardInterrupt:
-            # pytest gets SIGINT, so it closes its sandbox and says which uids it used.
-            _end_reaper(process, signal.SIGINT, INTERRUPT_GRACE)
-            _sweep_workers(files)
-            raise
+
+
+def _finish_pytest(process: subprocess.Popen, exercise: Exercise, files: RunFiles, started: float,
+                   collect_only: bool = False) -> tuple[Collected, str | None, dict | None]:
+    """Wait for pytest under the outer limit and read what it wrote (see _run_checks)."""
+    try:
+        fault = _wait_for_pytest(process, files, started)
+    except KeyboardInterrupt:
+        # pytest gets SIGINT, so it closes its sandbox and says which uids it used.
+        _end_reaper(process, signal.SIGINT, INTERRUPT_GRACE)
+        _sweep_workers(files)
+        raise
     _sweep_workers(files)
     collected = Collected.read(files.collected)
     if collected is not None and collected.errors:
@@ -210,6 +230,67 @@ def _run_checks(kit: Kit, exercise: Exercise, files: RunFiles, settings: RunSett
     if fault is None and process.returncode == PYTEST_INTERNAL_ERROR:
         fault = "the grading process stopped with an internal error, so no check can be trusted"
     return collected or Collected(()), fault, raw
+
+
+class ReadyGrade:
+    """A grading process started before its submission: pytest up and the checks collected, waiting.
+
+    `grade --watch` keeps one ready, so a save is graded without pytest's start. It grades one
+    submission, the same way as grade(): the run's settings are written only once the submission is
+    laid out, and the plugin starts the sandbox (and so the worker, which holds the submission's
+    copy) only after that, so a ready grade has run no student code, earlier or current.
+    """
+
+    def __init__(self, kit: Kit, exercise: Exercise):
+        self.kit, self.exercise = kit, exercise
+        self.files = RunFiles(Path(tempfile.mkdtemp(prefix="minimax-kit-run-")))
+        wait_r, self._go_w = os.pipe()
+        try:
+            # Collection needs only what every run of the exercise shares; the rest comes with the submission.
+            self.process = _start_pytest(kit, exercise, self.files, _run_settings(exercise, 0, None, None),
+                                         wait_fd=wait_r)
+        except BaseException:
+            os.close(self._go_w)
+            shutil.rmtree(self.files.folder, ignore_errors=True)
+            raise
+        finally:
+            os.close(wait_r)
+        self.used = False
+
+    def grade(self, submission: Submission, seed: int | None = None) -> dict:
+        """Grade the submission in this process, as grade() would; a ready grade grades once."""
+        if self.used:
+            raise RuntimeError("a ReadyGrade grades one submission")
+        self.used = True
+        if self.process.poll() is not None:  # it ended before the submission came: grade from cold
+            self.close()
+            return grade(self.kit, self.exercise, submission, seed)
+        try:
+            return _grade(self.kit, self.exercise, submission, seed, StopAt.NEVER, None, CallRecording.NONE,
+                          ready=self)[0]
+        finally:
+            self.close()
+
+    def _go(self, settings: RunSettings, started: float) -> tuple[Collected, str | None, dict | None]:
+        """Hand the waiting pytest its settings and wait for it as _run_checks does."""
+        settings.write(self.files.settings)
+        with contextlib.suppress(BrokenPipeError):  # it died just now; _finish_pytest says how
+            os.write(self._go_w, b"go\n")
+        self._close_pipe()
+        return _finish_pytest(self.process, self.exercise, self.files, started)
+
+    def _close_pipe(self) -> None:
+        if self._go_w is not None:
+            os.close(self._go_w)
+            self._go_w = None
+
+    def close(self) -> None:
+        """Stop the process if it still waits, sweep, and remove its folder."""
+        self._close_pipe()
+        if self.process.poll() is None:
+            _end_reaper(self.process, signal.SIGTERM, REAPER_GRACE)
+        _sweep_workers(self.files)
+        shutil.rmtree(self.files.folder, ignore_errors=True)
 
 
 def _run_settings(exercise: Exercise, seed: int, source_dir: Path | None, submission_error: str | None,
@@ -255,10 +336,10 @@ def grade_recording_calls(kit: Kit, exercise: Exercise, submission: Submission, 
 
 def _grade(kit: Kit, exercise: Exercise, submission: Submission, seed: int | None, stop_at: StopAt,
            diagnosis_limit_s: float | None, recording: CallRecording,
-           explain: bool = True) -> tuple[dict, dict[str, list[RecordedCall]]]:
+           explain: bool = True, ready: ReadyGrade | None = None) -> tuple[dict, dict[str, list[RecordedCall]]]:
     started_at = datetime.now(timezone.utc)
     started = time.monotonic()
-    files = RunFiles(Path(tempfile.mkdtemp(prefix="minimax-kit-run-")))
+    files = ready.files if ready else RunFiles(Path(tempfile.mkdtemp(prefix="minimax-kit-run-")))
     try:
         source_dir = files.submission
         submission_error = None
@@ -275,7 +356,10 @@ def _grade(kit: Kit, exercise: Exercise, submission: Submission, seed: int | Non
         settings = replace(_run_settings(exercise, seed, source_dir, submission_error,
                                          layout.source_map if layout else None, stop_at),
                            diagnosis_limit_s=diagnosis_limit_s, record_calls=recording, explain=explain)
-        collected, fault, raw = _run_checks(kit, exercise, files, settings, started)
+        if ready:
+            collected, fault, raw = ready._go(settings, started)
+        else:
+            collected, fault, raw = _run_checks(kit, exercise, files, settings, started)
         report = build_report(
             exercise={"id": exercise.id, "slug": exercise.slug, "title": exercise.title},
             submission={"path": submission.shown_as, "sha256": sha256, **(layout.report_fields() if layout else {})},

@@ -8,7 +8,7 @@ drawn: under each seed the outcomes are the ones those inputs give, so other see
 inputs where a check uses the rng fixture, and the same inputs everywhere else.
 
 A third test holds a hole found here and fixed: the order of the lines in a public check's message
-followed the grading process's own hash seed; the runner now derives that seed from the run's seed.
+followed the grading process's own hash seed; the runner now fixes that seed (one for every run).
 """
 
 from __future__ import annotations

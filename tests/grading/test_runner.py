@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
+import signal
 import stat
 import tempfile
+import time
 import zipfile
 from pathlib import Path
 
@@ -18,7 +21,8 @@ from grader.catalog import Kit, KitError
 from grader.grading.runner import StopAt, grade
 from grader.submission import Submission, SubmissionProblem, derive_seed, prepare_submission
 from grader.sandbox.process import NAMESPACES_ENV
-from tests.conftest import TOY_KIT
+from tests.conftest import TOY_KIT, mutant_file
+from tests.processes import descendants
 
 GOOD = "def add(a, b):\n    return a + b\n"
 
@@ -274,3 +278,85 @@ def test_given_modules_come_from_the_kit_and_a_known_mistake_that_imports_them_i
     # The known mistake's own code imports the given module too, in the diagnosis's replay.
     assert [entry["mistake"] for entry in report["diagnosis"]] == ["adds_the_bonus"]
     assert grade(toy_kit, exercise, Submission(reference, "reference"))["status"] == "pass"
+
+
+# -- a grade made ready before its submission (grade --watch)
+
+# A run seed whose hash seed, were the grading process's taken from it, orders strict_greater's
+# "Differing items" apart from a ready grade's (made before its seed is known): the runner fixes one.
+SEED_ORDERING_SETS_APART = 1
+
+
+def _without_timings(report: dict) -> dict:
+    """A report without what differs between two runs of the same grade: when it ran, how long, CPU waits,
+    and which checks the diagnosis named (it has a share of the grade's time, and keeps what it found by then)."""
+    report = json.loads(json.dumps(report))
+    for field in ("started_at", "duration_s"):
+        report.pop(field)
+    for mistake in report.get("diagnosis") or []:
+        mistake.pop("checks")
+    for test in report["tests"]:
+        test.pop("duration_s", None)
+    report["environment"]["sandbox"].pop("cpu", None)
+    return report
+
+
+def _until_collected(ready: runner.ReadyGrade, timeout: float = 60) -> None:
+    """Wait until the ready grade's pytest has collected its checks and waits for a submission."""
+    deadline = time.monotonic() + timeout
+    while not ready.files.collected.exists():
+        assert ready.process.poll() is None, ready.files.log.read_text()
+        assert time.monotonic() < deadline, "the ready grade never collected its checks"
+        time.sleep(0.02)
+
+
+@pytest.mark.parametrize("submitted", ["reference", "strict_greater"])
+def test_a_ready_grade_gives_the_report_a_cold_grade_gives(repo_kit, tmp_path, submitted, validate_report):
+    exercise = repo_kit.resolve("ex04")
+    path = (exercise.solution_dir(repo_kit.root) / exercise.module if submitted == "reference"
+            else mutant_file(repo_kit, "ex04", submitted, tmp_path))
+    submission = Submission(path, exercise.module)
+    cold = validate_report(grade(repo_kit, exercise, submission, seed=SEED_ORDERING_SETS_APART))
+    ready = runner.ReadyGrade(repo_kit, exercise)
+    _until_collected(ready)
+    warm = validate_report(ready.grade(submission, seed=SEED_ORDERING_SETS_APART))
+    assert (cold["status"], cold["score"] < cold["max_score"]) == (("pass", False) if submitted == "reference"
+                                                                   else ("fail", True))
+    assert _without_timings(warm) == _without_timings(cold)
+    assert not ready.files.folder.exists()
+
+
+def test_a_ready_grade_runs_no_student_code_before_its_submission(toy_kit, validate_report):
+    """Made ready while one version of the file is saved, it grades the version saved later, as from cold."""
+    exercise = toy_kit.resolve("ex01")
+    stub = exercise.stub_path  # the stub scores 0
+    solution = toy_kit.root / "solutions" / "ex01_toy" / "toy.py"
+    ready = runner.ReadyGrade(toy_kit, exercise)
+    _until_collected(ready)
+    # Collected and waiting: pytest and its reaper, and no worker, which would hold a copy of the file.
+    assert len(descendants(ready.process.pid)) == 1
+    stub.write_text(solution.read_text())
+    warm = validate_report(ready.grade(Submission(stub, "toy.py"), seed=5))
+    cold = validate_report(grade(toy_kit, exercise, Submission(stub, "toy.py"), seed=5))
+    assert warm["status"] == "pass" and _without_timings(warm) == _without_timings(cold)
+    with pytest.raises(RuntimeError, match="grades one submission"):
+        ready.grade(Submission(stub, "toy.py"))
+
+
+def test_a_ready_grade_let_go_unused_leaves_nothing(toy_kit):
+    ready = runner.ReadyGrade(toy_kit, toy_kit.resolve("ex01"))
+    _until_collected(ready)
+    waiting = [ready.process.pid, *descendants(ready.process.pid)]
+    ready.close()
+    assert ready.process.poll() is not None and not ready.files.folder.exists()
+    assert [pid for pid in waiting if Path(f"/proc/{pid}").exists()] == []
+
+
+def test_a_ready_grade_whose_process_died_grades_from_cold(toy_kit, validate_report):
+    exercise = toy_kit.resolve("ex01")
+    ready = runner.ReadyGrade(toy_kit, exercise)
+    _until_collected(ready)
+    os.kill(ready.process.pid, signal.SIGKILL)
+    ready.process.wait()
+    solution = Submission(toy_kit.root / "solutions" / "ex01_toy" / "toy.py", "toy.py")
+    assert validate_report(ready.grade(solution))["status"] == "pass"
