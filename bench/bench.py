@@ -4,6 +4,7 @@ Run from the kit root, with the kit's own dependencies installed:
 
     python bench/bench.py            # everything (about 10 minutes on 2 cores)
     python bench/bench.py calls startup
+    python bench/bench.py grading warm  # cold grades, and saves graded in watch mode, against plain pytest
     python bench/bench.py report     # the class report of 300 students x 9 exercises
     python bench/bench.py shards     # a class of 150 on one exercise: --jobs 1, --jobs 2, 2 shards merged
     python bench/bench.py namespaces # grade ex04 --solution, a worker's start and a call, with namespaces and without
@@ -187,23 +188,63 @@ def naive_time(kit: Kit, exercise) -> float:
     return seconds
 
 
+# Paired runs per exercise for the grading figures (the goals in #29 are medians of 9).
+GRADING_RUNS = 9
+# A cold grade's goal against plain pytest, and a save's in watch mode.
+COLD_GOAL, WARM_GOAL = 1.3, 1.0
+
+
 def bench_grading(rows: list[tuple[str, str, str]]) -> None:
     """`grade exNN --solution` against the naive in-process baseline, per exercise and for the kit."""
     kit = Kit(ROOT)
     total_grade = total_naive = 0.0
     for exercise in kit.exercises():
         # Alternating runs, the median of each: the two meet the same drift in the machine's speed.
-        pairs = [(grade_time(exercise.id), naive_time(kit, exercise)) for _ in range(RUNS)]
+        pairs = [(grade_time(exercise.id), naive_time(kit, exercise)) for _ in range(GRADING_RUNS)]
         graded, naive = (statistics.median(times) for times in zip(*pairs))
+        ratio = statistics.median(grade / plain for grade, plain in pairs)
         total_grade += graded
         total_naive += naive
-        rows.append((f"grade {exercise.id} --solution", f"{graded:.2f} s",
-                     f"{graded / naive:.2f}x the in-process baseline ({naive:.2f} s; goal ≤ 2x)"))
+        rows.append((f"grade {exercise.id} --solution", f"{graded:.3f} s",
+                     f"{ratio:.2f}x plain pytest, the median of {GRADING_RUNS} paired runs ({naive:.3f} s; "
+                     f"goal ≤ {COLD_GOAL}x)"))
     rows.append(("every exercise, one at a time", f"{total_grade:.2f} s",
-                 f"{total_grade / total_naive:.2f}x the baseline ({total_naive:.2f} s; goal ≤ 1.5x)"))
+                 f"{total_grade / total_naive:.2f}x the baseline ({total_naive:.2f} s)"))
     seconds = statistics.median(grade_time("--all") for _ in range(RUNS))
     rows.append(("grade --all --solution (side by side, one exercise per CPU)", f"{seconds:.2f} s",
-                 f"{seconds / total_naive:.2f}x the baseline (goal < 15 s)"))
+                 f"{seconds / total_naive:.2f}x the baseline (goal < 6 s)"))
+
+
+def warm_time(kit: Kit, exercise) -> float:
+    """Wall time of a save graded in watch mode: a ready grade (pytest started, the checks collected,
+    its worker started) grading the reference, to the report built."""
+    from grader.grading import ReadyGrade
+    from grader.submission import Submission
+
+    ready = ReadyGrade(kit, exercise)
+    deadline = time.monotonic() + 60
+    while not ready.files.collected.exists() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    time.sleep(0.5)  # the worker's interpreter starting, as while the student types
+    submission = Submission(exercise.solution_dir(kit.root) / exercise.module, exercise.module)
+    started = time.perf_counter()
+    report = ready.grade(submission, seed=SEED)
+    seconds = time.perf_counter() - started
+    if report["status"] != "pass":
+        raise SystemExit(f"a ready grade of {exercise.id}'s reference did not pass: {report['status']}")
+    return seconds
+
+
+def bench_warm(rows: list[tuple[str, str, str]]) -> None:
+    """A save in `grade exNN --watch`, graded by the grading process kept ready, against plain pytest."""
+    kit = Kit(ROOT)
+    for exercise in kit.exercises():
+        pairs = [(warm_time(kit, exercise), naive_time(kit, exercise)) for _ in range(GRADING_RUNS)]
+        warm, naive = (statistics.median(times) for times in zip(*pairs))
+        ratio = statistics.median(graded / plain for graded, plain in pairs)
+        rows.append((f"a save of {exercise.id} graded in watch mode", f"{warm:.3f} s",
+                     f"{ratio:.2f}x plain pytest, the median of {GRADING_RUNS} paired runs ({naive:.3f} s; "
+                     f"goal ≤ {WARM_GOAL}x)"))
 
 
 # 3. Batch scaling
@@ -499,7 +540,8 @@ def bench_namespaces(rows: list[tuple[str, str, str]], runs: int = 8) -> None:
                      f"{(on - off) * scale:+.{2 if unit == 's' else 1}f} {unit}"))
 
 
-PARTS = {"calls": bench_calls, "grading": bench_grading, "batch": bench_batch, "startup": bench_startup,
+PARTS = {"calls": bench_calls, "grading": bench_grading, "warm": bench_warm, "batch": bench_batch,
+         "startup": bench_startup,
          "users": bench_users, "report": bench_report,
          "shards": bench_shards, "namespaces": bench_namespaces}
 

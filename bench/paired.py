@@ -1,9 +1,10 @@
 """Two installs of the kit, graded alternately: how much slower or faster one grade is in the second.
 
-    python bench/paired.py BEFORE_KIT AFTER_KIT [--runs N] exNN[:MUTANT]...
+    python bench/paired.py BEFORE_KIT AFTER_KIT [--runs N] exNN[:MUTANT]... [all]
 
 Each kit is a checkout with its own venv in .venv (as the README's first command makes one). Each
-exercise's reference (or, for exNN:MUTANT, that known mistake, a grade that fails) is graded N
+exercise's reference (or, for exNN:MUTANT, that known mistake, a grade that fails; for `all`,
+`grade --all --solution`) is graded N
 times in each kit, alternating which goes first, and the medians are compared: a ratio taken in
 one run, so the machine's drift cancels out.
 """
@@ -22,6 +23,8 @@ def grade_seconds(kit: Path, target: str) -> float:
     """The wall time of one `grade exNN --solution` (or `--mutant NAME`) in `kit`, with its own venv's Python."""
     exercise, _, mutant = target.partition(":")
     which = ["--mutant", mutant] if mutant else ["--solution"]
+    if exercise == "all":
+        exercise = "--all"
     command = [str(kit / ".venv" / "bin" / "python"), "-m", "grader.cli", exercise, *which, "--seed", "1",
                "--output", "/dev/null", "--exit-zero"]
     # Bytecode cached as on a student's machine: a shell that forbids writing it would have each

@@ -37,6 +37,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import NoReturn
 
 BENCH = Path(__file__).resolve().parent
 ROOT = BENCH.parent
@@ -104,7 +105,7 @@ def pytest_unconfigure(config):
 
 # ---- the grade side: `python bench/phases.py --grade ARGS...` is `grade ARGS...` with probes ----
 
-def _graded_with_probes(argv: list[str]) -> int:
+def _graded_with_probes(argv: list[str]) -> NoReturn:
     """Run the grade command in this process, stamping when pytest starts and ends and when the report is built."""
     stamp("grade: interpreter up")
     from grader.cli import main
@@ -133,7 +134,7 @@ def _graded_with_probes(argv: list[str]) -> int:
     code = main(argv)
     sys.stdout.flush()
     stamp("grade: returned")
-    return code
+    os._exit(code)  # as the installed script ends (grader.cli.console): no interpreter teardown
 
 
 # ---- the driver ----
@@ -187,7 +188,7 @@ def plain_pytest(exercise: str) -> float:
 
 def main() -> None:
     if sys.argv[1:2] == ["--grade"]:
-        raise SystemExit(_graded_with_probes(sys.argv[2:]))
+        _graded_with_probes(sys.argv[2:])
     parser = argparse.ArgumentParser(description="A cold grade, phase by phase.")
     parser.add_argument("exercises", nargs="*", default=["ex01", "ex04"])
     parser.add_argument("--runs", type=int, default=9)

@@ -26,13 +26,18 @@ def write_text_atomically(path, text: str) -> None:
     A reader (a spreadsheet, an LMS import, the next command) never meets half a file, and a failed
     write leaves the file that was there before and no temporary one.
     """
+    write_bytes_atomically(path, text.encode("utf-8"))
+
+
+def write_bytes_atomically(path, data: bytes) -> None:
+    """Write `data` at `path` whole or not at all, as write_text_atomically does."""
     import os  # here, not at the top: the worker loads this file and never writes one
     import tempfile
 
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
-        with os.fdopen(handle, "w", encoding="utf-8", newline="") as file:
-            file.write(text)
+        with os.fdopen(handle, "wb") as file:
+            file.write(data)
         os.replace(temporary, path)
     except BaseException:
         if os.path.exists(temporary):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from grader.text import truncate, write_text_atomically
+from grader.text import truncate, write_bytes_atomically, write_text_atomically
 
 
 def test_truncate_keeps_short_text_and_marks_a_cut():
@@ -17,7 +17,7 @@ def test_a_file_is_replaced_whole_and_a_failed_write_leaves_the_old_one_and_no_t
     write_text_atomically(path, "old\n")
     write_text_atomically(path, "new,\r\nrow\n")
     assert path.read_bytes() == b"new,\r\nrow\n"  # written as given: no newline translation for CSV's \r\n
-    with pytest.raises(TypeError):
-        write_text_atomically(path, 42)
+    with pytest.raises(TypeError):  # fails half-way: the temporary file is open
+        write_bytes_atomically(path, 42)
     assert path.read_bytes() == b"new,\r\nrow\n"
     assert [p.name for p in tmp_path.iterdir()] == ["table.csv"]

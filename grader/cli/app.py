@@ -7,10 +7,11 @@ the runner, the sandbox, pytest and the other commands' modules are imported whe
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NoReturn
 
 from grader.cli.arguments import (
     BATCH_ACTIONS,
@@ -261,3 +262,15 @@ def main(argv: list[str] | None = None) -> int:
         print(f"grade: {exc}", file=sys.stderr)
         return EXIT_USAGE
 
+
+def console() -> NoReturn:
+    """The installed `grade` script and `python -m grader.cli`: main(), then an exit without the interpreter's teardown.
+
+    Everything is written by the time main() returns; tearing down the modules and objects a grade
+    loaded would only keep the student from the prompt (bench/RESULTS.md has what it costs).
+    """
+    code = main()
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(BrokenPipeError, ValueError):  # a reader gone (grade ... | head), or closed
+            stream.flush()
+    os._exit(code)

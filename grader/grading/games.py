@@ -31,7 +31,6 @@ and, for `grade arena` (the exercise's `exercise.toml` then names the game in `a
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import importlib.util
 import math
 import shutil
@@ -44,7 +43,7 @@ from types import ModuleType
 
 from grader.catalog import GAME_FILE, Exercise, Kit, KitError, load_exercise
 from grader.sandbox import CPU_SLACK, Sandbox, open_sandbox, sandbox_settings
-from grader.submission import add_given, derive_seed
+from grader.submission import add_given
 
 REQUIRED = ("NAME", "RULES", "FUNCTION", "setup", "draw", "prompt", "human_move", "ai_args", "ai_move", "result")
 ARENA_REQUIRED = ("ARENA_SETTING", "ARENA_REFERENCES", "ARENA_BASELINES", "arena_start", "arena_args")
@@ -127,14 +126,12 @@ def arena_game(exercise: Exercise) -> Game:
 def game_sandbox(kit: Kit, game: Game, source_dir: Path, call_timeout: float | None = None) -> Iterator[Sandbox]:
     """A sandbox for one game of the module laid out in `source_dir`, opened as a grading run opens one.
 
-    The seed is the one a grade of this code would take, so the code meets the same tie-breaks as
-    when graded. `call_timeout` (default: the game's) sizes the CPU backstop.
+    Its worker has the hash seed every worker has, so the code meets the same tie-breaks as when
+    graded. `call_timeout` (default: the game's) sizes the CPU backstop.
     """
     exercise = game.exercise
-    sha256 = hashlib.sha256((source_dir / exercise.module).read_bytes()).hexdigest()
     per_call = game.call_timeout if call_timeout is None else call_timeout
-    settings = sandbox_settings(exercise, source_dir, derive_seed(exercise.id, sha256),
-                                cpu_seconds=math.ceil(per_call * CPU_CALLS) + CPU_SLACK)
+    settings = sandbox_settings(exercise, source_dir, cpu_seconds=math.ceil(per_call * CPU_CALLS) + CPU_SLACK)
     with open_sandbox(kit, settings) as sandbox:
         if sandbox.warning:  # weakened isolation is never silent
             print(f"grade: warning: {sandbox.warning}", file=sys.stderr)

@@ -187,22 +187,19 @@ class GradingSession:
 
     def pytest_sessionstart(self, session):
         """Open the sandbox and boot its first worker now, so its interpreter starts while pytest collects."""
-        if session.config.option.collectonly or self.wait_fd is not None:
+        if session.config.option.collectonly or self.settings.submission_error:
             return
-        self._claim_cpu()
-        if not self.settings.submission_error:
-            self.sandbox().boot()
-
-    def _claim_cpu(self) -> None:
-        # Before any worker starts: workers keep to the CPU this process claims.
-        if not self.settings.submission_error:
-            self.cpu_lease = CpuLease()
-            self.cpu_start = cpu_time()
+        # Before any worker starts: workers keep to the CPU this process claims (a ready grade's
+        # too, while it waits: a grade beside it then stays unpinned, no worse).
+        self.cpu_lease = CpuLease()
+        self.cpu_start = cpu_time()
+        # Its folder holds no submission yet: go() copies it in (in a ready grade, once it is laid out).
+        self.sandbox().boot()
 
     def _wait_for_submission(self) -> None:
         """Block until the runner says the run's settings are written, then read them.
 
-        No worker exists before this, so none has seen an earlier version of the student's file.
+        The worker booted ahead has run nothing: the submission is copied into it when it is let go.
         """
         # A pipe of its own, not stdin, which pytest's capturing points at /dev/null.
         if not os.read(self.wait_fd, 16):  # the runner let this run go unused
@@ -210,7 +207,8 @@ class GradingSession:
         os.close(self.wait_fd)
         self.settings = RunSettings.read(self.files.settings)
         self.started = time.monotonic()
-        self._claim_cpu()
+        if self._sandbox is not None:  # a notebook's cells name the module's lines
+            self._sandbox.settings = replace(self._sandbox.settings, source_map=self.settings.source_map)
 
     def pytest_collection_finish(self, session):
         """Start the sandbox and import the module once, before the first check."""
@@ -241,7 +239,7 @@ class GradingSession:
             raise import_failed(self.settings.submission_error)
         if self._sandbox is None:
             settings = sandbox_settings(
-                self.settings, Path(self.settings.source_dir), self.settings.seed,
+                self.settings, Path(self.settings.source_dir),
                 # Replaced by the checks' own backstop once they are collected (start()).
                 cpu_seconds=CPU_SLACK,
                 # The runner starts this process under the grade's reaper.

@@ -41,6 +41,7 @@ from grader.submission import (
     unusable_submission_sha256,
 )
 from grader.sandbox import IMPORT_TIMEOUT, linux_mechanisms, reaper_command, sweep_workers
+from grader.text import write_bytes_atomically
 
 if TYPE_CHECKING:
     from grader.grading.replay import RecordedCall
@@ -170,8 +171,10 @@ def _start_pytest(kit: Kit, exercise: Exercise, files: RunFiles, settings: RunSe
     shared = sorted(exercise.shared_checks_dir.glob("*.py"))
     # An exercise's own file wins over a shared one; the given modules come too, for checks that
     # compute their answers with the exercise's rules.
+    # copy2 keeps each file's time, which a cached module's bytecode is checked against (see _Bytecode).
     for path in [*shared, *sorted(exercise.checks_dir.glob("*.py")), *exercise.given_paths]:
-        shutil.copyfile(path, checks_dir / path.name)
+        shutil.copy2(path, checks_dir / path.name)
+    _Bytecode(exercise, checks_dir).seed()
     (files.pytest_root / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
     check_files = [checks_dir / path.name for path in exercise.check_files()]
     if not check_files:
@@ -216,6 +219,7 @@ def _finish_pytest(process: subprocess.Popen, exercise: Exercise, files: RunFile
         _sweep_workers(files)
         raise
     _sweep_workers(files)
+    _Bytecode(exercise, files.pytest_root / "checks").keep()
     collected = Collected.read(files.collected)
     if collected is not None and collected.errors:
         raise KitError(f"the checks could not be collected: {collected.errors[0]}")
@@ -232,22 +236,61 @@ def _finish_pytest(process: subprocess.Popen, exercise: Exercise, files: RunFile
     return collected or Collected(()), fault, raw
 
 
-class ReadyGrade:
-    """A grading process started before its submission: pytest up and the checks collected, waiting.
+class _Bytecode:
+    """The checks' compiled bytecode, kept between grades in the exercise's checks folder (__pycache__).
 
-    `grade --watch` keeps one ready, so a save is graded without pytest's start. It grades one
-    submission, the same way as grade(): the run's settings are written only once the submission is
-    laid out, and the plugin starts the sandbox (and so the worker, which holds the submission's
-    copy) only after that, so a ready grade has run no student code, earlier or current.
+    A grade's checks are fresh copies, so without a cache pytest would rewrite every check file's
+    asserts and Python compile every helper on every grade (bench/RESULTS.md has what it costs).
+    A cached file is used only if it still fits its source: pytest checks its rewritten checks
+    against the source's hash, and Python its other modules against size and time (kept by copy2).
+    Safe to trust as the grader's own bytecode is: only the grading process writes the run's
+    folder, and no worker can reach it or the kit.
     """
 
-    def __init__(self, kit: Kit, exercise: Exercise):
-        self.kit, self.exercise = kit, exercise
+    def __init__(self, exercise: Exercise, checks_dir: Path):
+        self.cache = exercise.checks_dir / "__pycache__"
+        self.run_cache = checks_dir / "__pycache__"
+
+    def seed(self) -> None:
+        """Copy what the cache holds into the run's checks folder, before pytest imports anything."""
+        if self.cache.is_dir():
+            shutil.copytree(self.cache, self.run_cache, ignore=shutil.ignore_patterns(".*"))
+
+    def keep(self) -> None:
+        """Put what this run compiled anew into the cache; a kit that cannot be written grades without one."""
+        if not self.run_cache.is_dir():
+            return
+        try:
+            self.cache.mkdir(exist_ok=True)
+            for compiled in self.run_cache.glob("*.pyc"):
+                kept = self.cache / compiled.name
+                data = compiled.read_bytes()
+                if not kept.is_file() or kept.read_bytes() != data:
+                    write_bytes_atomically(kept, data)  # grades side by side may keep the same file
+        except OSError:  # a read-only kit (a shared install): only the next grade's speed is lost
+            return
+
+
+class ReadyGrade:
+    """A grading process started before its submission: pytest up, the checks collected and the
+    sandbox's worker started, waiting for one submission to grade.
+
+    Every grade is one: grade() starts it before laying the submission out, and `grade --watch`
+    keeps one ready for the next save, which is then graded without pytest's start. The run's
+    settings are written only once the submission is laid out, and the worker started ahead is
+    handed its copy only then, so a ready grade has run no student code, earlier or current.
+    """
+
+    def __init__(self, kit: Kit, exercise: Exercise, stop_at: StopAt = StopAt.NEVER):
+        self.kit, self.exercise, self.stop_at = kit, exercise, stop_at
         self.files = RunFiles(Path(tempfile.mkdtemp(prefix="minimax-kit-run-")))
+        self.started = time.monotonic()
+        self.used = False
         wait_r, self._go_w = os.pipe()
         try:
             # Collection needs only what every run of the exercise shares; the rest comes with the submission.
-            self.process = _start_pytest(kit, exercise, self.files, _run_settings(exercise, 0, None, None),
+            self.process = _start_pytest(kit, exercise, self.files,
+                                         _run_settings(exercise, 0, self.files.submission, None, stop_at=stop_at),
                                          wait_fd=wait_r)
         except BaseException:
             os.close(self._go_w)
@@ -255,21 +298,10 @@ class ReadyGrade:
             raise
         finally:
             os.close(wait_r)
-        self.used = False
 
     def grade(self, submission: Submission, seed: int | None = None) -> dict:
         """Grade the submission in this process, as grade() would; a ready grade grades once."""
-        if self.used:
-            raise RuntimeError("a ReadyGrade grades one submission")
-        self.used = True
-        if self.process.poll() is not None:  # it ended before the submission came: grade from cold
-            self.close()
-            return grade(self.kit, self.exercise, submission, seed)
-        try:
-            return _grade(self.kit, self.exercise, submission, seed, StopAt.NEVER, None, CallRecording.NONE,
-                          ready=self)[0]
-        finally:
-            self.close()
+        return _grade(self, submission, seed, None, CallRecording.NONE)[0]
 
     def _go(self, settings: RunSettings, started: float) -> tuple[Collected, str | None, dict | None]:
         """Hand the waiting pytest its settings and wait for it as _run_checks does."""
@@ -325,21 +357,30 @@ def grade(kit: Kit, exercise: Exercise, submission: Submission, seed: int | None
     deadline, not all. `diagnosis_limit_s` replaces the diagnosis's default share of the grade's time;
     `explain=False` leaves out the failed checks' explanations (feedback.on_failure), for grade check.
     """
-    return _grade(kit, exercise, submission, seed, stop_at, diagnosis_limit_s, CallRecording.NONE, explain)[0]
+    # pytest starts first, and collects while the submission is laid out.
+    return _grade(ReadyGrade(kit, exercise, stop_at), submission, seed, diagnosis_limit_s, CallRecording.NONE,
+                  explain)[0]
 
 
 def grade_recording_calls(kit: Kit, exercise: Exercise, submission: Submission, recording: CallRecording,
                           seed: int | None = None) -> tuple[dict, dict[str, list[RecordedCall]]]:
     """Grade, and also return the calls the checks (public ones, or all) made, by check nodeid."""
-    return _grade(kit, exercise, submission, seed, StopAt.NEVER, None, recording, explain=False)
+    return _grade(ReadyGrade(kit, exercise), submission, seed, None, recording, explain=False)
 
 
-def _grade(kit: Kit, exercise: Exercise, submission: Submission, seed: int | None, stop_at: StopAt,
-           diagnosis_limit_s: float | None, recording: CallRecording,
-           explain: bool = True, ready: ReadyGrade | None = None) -> tuple[dict, dict[str, list[RecordedCall]]]:
+def _grade(ready: ReadyGrade, submission: Submission, seed: int | None, diagnosis_limit_s: float | None,
+           recording: CallRecording, explain: bool = True) -> tuple[dict, dict[str, list[RecordedCall]]]:
+    """Grade in `ready`, which is then closed: the report, and the calls the run kept."""
+    if ready.used:
+        raise RuntimeError("a ReadyGrade grades one submission")
+    ready.used = True
+    if ready.process.poll() is not None:  # it ended before its submission came: grade in a new one
+        ready.close()
+        ready = ReadyGrade(ready.kit, ready.exercise, ready.stop_at)
+        ready.used = True
+    kit, exercise, files = ready.kit, ready.exercise, ready.files
     started_at = datetime.now(timezone.utc)
     started = time.monotonic()
-    files = ready.files if ready else RunFiles(Path(tempfile.mkdtemp(prefix="minimax-kit-run-")))
     try:
         source_dir = files.submission
         submission_error = None
@@ -351,15 +392,12 @@ def _grade(kit: Kit, exercise: Exercise, submission: Submission, seed: int | Non
             submission_error = str(exc)
             sha256 = unusable_submission_sha256(submission.path)
         if seed is None:
-            seed = derive_seed(exercise.id, sha256 or "")
+            seed = derive_seed(exercise.id, sha256)
         # A notebook's cells name the module's lines in what the report says.
         settings = replace(_run_settings(exercise, seed, source_dir, submission_error,
-                                         layout.source_map if layout else None, stop_at),
+                                         layout.source_map if layout else None, ready.stop_at),
                            diagnosis_limit_s=diagnosis_limit_s, record_calls=recording, explain=explain)
-        if ready:
-            collected, fault, raw = ready._go(settings, started)
-        else:
-            collected, fault, raw = _run_checks(kit, exercise, files, settings, started)
+        collected, fault, raw = ready._go(settings, started)
         report = build_report(
             exercise={"id": exercise.id, "slug": exercise.slug, "title": exercise.title},
             submission={"path": submission.shown_as, "sha256": sha256, **(layout.report_fields() if layout else {})},
@@ -379,7 +417,7 @@ def _grade(kit: Kit, exercise: Exercise, submission: Submission, seed: int | Non
 
         return report, read_calls(files.calls)
     finally:
-        shutil.rmtree(files.folder, ignore_errors=True)
+        ready.close()
 
 
 def default_jobs() -> int:

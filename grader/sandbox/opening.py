@@ -35,17 +35,20 @@ def protect_secrets(kit: Kit) -> None:
             os.chmod(secret, secret.stat().st_mode & ~0o077)
 
 
-def sandbox_settings(exercise: Exercise | RunSettings, source_dir: Path, seed: int, cpu_seconds: int, *,
+# Every worker's hash seed. One for all: the same code always meets the same tie-breaks in set and
+# dict order, whether graded or played and under every seed, and a worker can start before its
+# run's seed is known (a ready grade of grade --watch derives the seed from the file saved later).
+WORKER_HASH_SEED = 0
+
+
+def sandbox_settings(exercise: Exercise | RunSettings, source_dir: Path, cpu_seconds: int, *,
                      owner_pid: int | None = None, source_map: SourceMap | None = None) -> SandboxSettings:
-    """The settings of a sandbox for an exercise's module in `source_dir`; the seed fixes its hash seed.
+    """The settings of a sandbox for an exercise's module in `source_dir`.
 
     The exercise comes as its `exercise.toml` or as a run's settings, which carry the same fields.
-
-    The same seed gives the same tie-breaks in set and dict order, so the same code always meets
-    the same ones, whether graded or played.
     """
     return SandboxSettings(module=exercise.module, functions=tuple(exercise.functions), source_dir=source_dir,
-                           memory_mb=exercise.memory_mb, cpu_seconds=cpu_seconds, hash_seed=seed % 2**32,
+                           memory_mb=exercise.memory_mb, cpu_seconds=cpu_seconds, hash_seed=WORKER_HASH_SEED,
                            # Whose end kills what the workers leave: a grade's reaper, or this process.
                            owner_pid=os.getpid() if owner_pid is None else owner_pid,
                            source_map=source_map)

@@ -146,23 +146,35 @@ class SandboxWorker:
         self._join_cgroup()
 
     def _lay_out_home(self) -> Path:
-        """The worker's script and its copy of the submission in its home; returns the folder it works in."""
+        """The worker's script in its home, and the empty folder it works in (returned).
+
+        The submission is copied in only by go(): a worker started ahead of its submission (a ready
+        grade of grade --watch) then never holds an earlier version of the student's file.
+        """
         # The home folder is root's and only traversable; the worker writes only inside work/.
         os.chmod(self.home, 0o711)
         for source in WORKER_FILES:
             shutil.copyfile(source, self.home / source.name)
             os.chmod(self.home / source.name, 0o644)
         work = self.home / "work"
-        shutil.copytree(self.settings.source_dir, work)
+        work.mkdir()
         if self.lease:
             kill_uid(self.lease.uid)  # a survivor from an earlier grade must not share this uid
             remove_leftovers(self.lease.uid)
+            os.chown(work, self.lease.uid, self.lease.gid)
+        os.chmod(work, 0o700)
+        return work
+
+    def _copy_submission(self) -> None:
+        """Copy the submission into the worker's folder, owned by the worker's uid, before it may run."""
+        work = self.home / "work"
+        shutil.copytree(self.settings.source_dir, work, dirs_exist_ok=True)
+        os.chmod(work, 0o700)  # copytree gave it the source folder's mode
+        if self.lease:
             for folder, _, files in os.walk(work):
                 os.chown(folder, self.lease.uid, self.lease.gid)
                 for name in files:
                     os.chown(os.path.join(folder, name), self.lease.uid, self.lease.gid)
-        os.chmod(work, 0o700)
-        return work
 
     def _launch(self, interpreter: str, work: Path) -> None:
         """Start the worker's interpreter on its script, with its pipes, limits, namespaces and uid."""
@@ -226,7 +238,8 @@ class SandboxWorker:
                 self.cgroup = None
 
     def go(self, cpu_seconds: int) -> None:
-        """Let the worker import the student's module, under its CPU backstop; it waits for this frame."""
+        """Hand the worker the submission and let it import the module, under its CPU backstop; it waits for this frame."""
+        self._copy_submission()
         # The frame is small and the pipe empty, so the write is whole. A worker already dead leaves
         # a broken pipe here; the wait for its first message says why.
         if linux_mechanisms() and self.process is not None and (pid := worker_pid(self.process.pid)) is not None:

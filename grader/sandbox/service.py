@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -80,13 +81,17 @@ class Sandbox:
         self.hello: dict = {}
         self.ready: dict = {}
         self.uid: int | None = None
-        self.line_count = _line_count(settings.source_dir / settings.module)
         self.uids_used: set[int] = set()
         self.memory_cgroup = False
         self.cpu_seconds = settings.cpu_seconds
         # What this sandbox's workers ran and waited for a CPU, counted as each one closes.
         self.cpu = CpuAccount()
         self._spare: SandboxWorker | None = None
+
+    @functools.cached_property
+    def line_count(self) -> int:
+        """How many lines the module has, read once its first call fails (the folder may be filled only at go)."""
+        return _line_count(self.settings.source_dir / self.settings.module)
 
     def boot(self) -> None:
         """Start a worker process ahead of need, so its interpreter starts while the caller works.

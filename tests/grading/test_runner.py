@@ -333,8 +333,12 @@ def test_a_ready_grade_runs_no_student_code_before_its_submission(toy_kit, valid
     solution = toy_kit.root / "solutions" / "ex01_toy" / "toy.py"
     ready = runner.ReadyGrade(toy_kit, exercise)
     _until_collected(ready)
-    # Collected and waiting: pytest and its reaper, and no worker, which would hold a copy of the file.
-    assert len(descendants(ready.process.pid)) == 1
+    # Collected and waiting, with its worker started and holding no copy of the file yet.
+    workers = [pid for pid in descendants(ready.process.pid)
+               if b"worker.py" in Path(f"/proc/{pid}/cmdline").read_bytes()]
+    assert workers
+    for pid in workers:
+        assert "toy.py" not in os.listdir(f"/proc/{pid}/cwd")
     stub.write_text(solution.read_text())
     warm = validate_report(ready.grade(Submission(stub, "toy.py"), seed=5))
     cold = validate_report(grade(toy_kit, exercise, Submission(stub, "toy.py"), seed=5))
