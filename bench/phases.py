@@ -109,9 +109,9 @@ def _graded_with_probes(argv: list[str]) -> NoReturn:
     """Run the grade command in this process, stamping when pytest starts and ends and when the report is built."""
     stamp("grade: interpreter up")
     from grader.cli import main
-    from grader.grading import runner
+    from grader.grading import pytest_run, runner
 
-    popen, wait, build = runner.subprocess.Popen, runner._wait_for_pytest, runner.build_report
+    popen, wait, build = pytest_run.subprocess.Popen, pytest_run.wait_for_pytest, runner.build_report
 
     class Popen(popen):
         def __init__(self, *args, **kwargs):
@@ -130,7 +130,7 @@ def _graded_with_probes(argv: list[str]) -> NoReturn:
         finally:
             stamp("grade: report built")
 
-    runner.subprocess.Popen, runner._wait_for_pytest, runner.build_report = Popen, wait_for_pytest, build_report
+    pytest_run.subprocess.Popen, pytest_run.wait_for_pytest, runner.build_report = Popen, wait_for_pytest, build_report
     code = main(argv)
     sys.stdout.flush()
     stamp("grade: returned")

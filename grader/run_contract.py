@@ -22,10 +22,13 @@ from pathlib import Path
 
 from grader.outcomes import Outcome
 from grader.source_map import SourceMap
+from grader.text import write_text_atomically
 
 
 def _write(path: Path, value) -> None:
-    path.write_text(json.dumps(asdict(value)), encoding="utf-8")
+    # Whole or not at all: the other side may read while this side writes (a ready grade's pytest
+    # reads its settings at its start, while the runner may already be writing the submission's).
+    write_text_atomically(path, json.dumps(asdict(value)))
 
 
 def read_json(path: Path):
@@ -84,7 +87,7 @@ class RunSettings:
         """Write the settings for the plugin."""
         data = asdict(self)
         data["source_map"] = self.source_map.as_data() if self.source_map else None
-        path.write_text(json.dumps(data), encoding="utf-8")
+        write_text_atomically(path, json.dumps(data))
 
     @classmethod
     def read(cls, path: Path) -> RunSettings:

@@ -69,3 +69,37 @@ def test_the_run_folder_names_each_file_once(tmp_path):
     files = RunFiles(Path(tmp_path))
     paths = [files.settings, files.collected, files.sandbox, files.raw, files.log, files.pytest_root, files.submission]
     assert len(set(paths)) == len(paths) and all(path.parent == tmp_path for path in paths)
+
+
+# Rewrites of the settings file while another process reads it: a ready grade's pytest reads the
+# exercise's settings at its start while the runner may already be writing the submission's.
+REWRITES = 400
+WRITER = """
+import sys
+from pathlib import Path
+from grader.run_contract import RunSettings
+path = Path(sys.argv[1])
+for seed in range(int(sys.argv[2])):
+    RunSettings(module="toy.py", functions=("add",) * 50, call_timeout=1.0, check_timeout=5.0, memory_mb=256,
+                public_file="test_public.py", seed=seed, source_dir=str(path.parent), submission_error=None).write(path)
+"""
+
+
+def test_a_reader_never_meets_half_a_settings_file(tmp_path):
+    import subprocess
+    import sys
+
+    files = RunFiles(tmp_path)
+    settings = RunSettings(module="toy.py", functions=("add",), call_timeout=1.0, check_timeout=5.0, memory_mb=256,
+                           public_file="test_public.py", seed=0, source_dir=str(tmp_path), submission_error=None)
+    settings.write(files.settings)
+    writer = subprocess.Popen([sys.executable, "-c", WRITER, str(files.settings), str(REWRITES)])
+    torn = 0
+    while writer.poll() is None:
+        try:
+            RunSettings.read(files.settings)
+        except ValueError:  # half a file: not JSON, or JSON without every field
+            torn += 1
+    assert writer.wait() == 0
+    assert torn == 0
+    assert [path.name for path in tmp_path.iterdir()] == ["settings.json"]

@@ -136,8 +136,7 @@ class GradingSession:
 
     def __init__(self, settings: RunSettings, files: RunFiles, kit_root: Path, wait_fd: int | None = None):
         self.settings = settings
-        # Started ahead of its submission (runner.ReadyGrade): the settings read so far are the
-        # exercise's alone, and the submission's come, said on this pipe, once the checks are collected.
+        # Started ahead of its submission (runner.ReadyGrade): its settings come, said on this pipe, once collected.
         self.wait_fd = wait_fd
         self.files = files
         self.kit = Kit(kit_root)
@@ -189,8 +188,7 @@ class GradingSession:
         """Open the sandbox and boot its first worker now, so its interpreter starts while pytest collects."""
         if session.config.option.collectonly or self.settings.submission_error:
             return
-        # Before any worker starts: workers keep to the CPU this process claims (a ready grade's
-        # too, while it waits: a grade beside it then stays unpinned, no worse).
+        # Before any worker starts: workers keep to the CPU this process claims (also while it waits).
         self.cpu_lease = CpuLease()
         self.cpu_start = cpu_time()
         # Its folder holds no submission yet: go() copies it in (in a ready grade, once it is laid out).

@@ -17,6 +17,7 @@ import pytest
 
 from tests.conftest import GRADE, REPO
 from tests.cli.screen import NARROW
+from tests.processes import descendants
 
 # Run again as an ordinary user by .ci/run (python -m pytest -m ordinary_user): what a uid without root meets.
 pytestmark = pytest.mark.ordinary_user
@@ -27,6 +28,8 @@ def test_watch_regrades_on_each_save_and_stops_cleanly_on_ctrl_c(toy_kit, tmp_pa
     with watching(toy_kit, tmp_path) as session:
         first = session.until("Watching")
         assert "Score 0/8 (fail)" in first and "Report written to reports/ex01.json" in first
+        if Path("/proc/self/stat").exists():  # the next save's grading process waits, started ahead
+            assert _eventually(lambda: any(b"--grade-wait" in _cmdline(pid) for pid in descendants(session.process.pid)))
         stub.write_text((toy_kit.root / "solutions" / "ex01_toy" / "toy.py").read_text())
         assert "Score 8/8 (pass)" in session.until("Watching")
         assert json.loads((toy_kit.root / "reports" / "ex01.json").read_text())["status"] == "pass"
@@ -54,6 +57,23 @@ def test_ctrl_c_during_a_watched_grading_stops_the_grading_too(toy_kit, tmp_path
         assert session.process.wait(timeout=60) == 0
     assert "Stopped watching." in session.rest()
     assert [pid for pid in children if Path(f"/proc/{pid}").exists()] == []
+
+
+def _cmdline(pid: int) -> bytes:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:  # ended while being read
+        return b""
+
+
+def _eventually(condition, timeout: float = 30) -> bool:
+    """Whether `condition()` becomes true within the timeout."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+    return True
 
 
 def child_pids(pid: int) -> list[int]:
