@@ -111,7 +111,7 @@ def _graded_with_probes(argv: list[str]) -> NoReturn:
     from grader.cli import main
     from grader.grading import pytest_run, runner
 
-    popen, wait, build = pytest_run.subprocess.Popen, pytest_run.wait_for_pytest, runner.build_report
+    popen, wait, build = pytest_run.subprocess.Popen, pytest_run._wait_for_pytest, runner.build_report
 
     class Popen(popen):
         def __init__(self, *args, **kwargs):
@@ -130,7 +130,7 @@ def _graded_with_probes(argv: list[str]) -> NoReturn:
         finally:
             stamp("grade: report built")
 
-    pytest_run.subprocess.Popen, pytest_run.wait_for_pytest, runner.build_report = Popen, wait_for_pytest, build_report
+    pytest_run.subprocess.Popen, pytest_run._wait_for_pytest, runner.build_report = Popen, wait_for_pytest, build_report
     code = main(argv)
     sys.stdout.flush()
     stamp("grade: returned")

@@ -34,10 +34,10 @@ PYTEST_INTERNAL_ERROR = 3
 GRADING_HASH_SEED = "0"
 
 
-def pytest_command(files: RunFiles, kit: Kit, exercise: Exercise, check_files: list[Path]) -> list[str]:
+def _pytest_command(files: RunFiles, kit: Kit, exercise: Exercise, check_files: list[Path]) -> list[str]:
     return [
         # -S: no `site`, whose .pth files (an editable install's finder among them) cost every grade
-        # tens of milliseconds; the import path comes whole from this process (grading_path).
+        # tens of milliseconds; the import path comes whole from this process (_grading_path).
         sys.executable, "-S", "-P", "-m", "pytest",
         # Plugins are loaded by name only, so nothing else installed can join the grading run.
         "-p", "pytest_timeout", "-p", "pytest_jsonreport.plugin", "-p", PLUGIN,
@@ -62,7 +62,7 @@ def pytest_command(files: RunFiles, kit: Kit, exercise: Exercise, check_files: l
     ]
 
 
-def grading_path() -> str:
+def _grading_path() -> str:
     """The grading process's import path: this process's own, as `site` made it, with the grader's
     folder first (an editable install finds it by a finder that -S leaves out)."""
     import grader
@@ -72,10 +72,10 @@ def grading_path() -> str:
     return os.pathsep.join(dict.fromkeys(entries))
 
 
-def wait_for_pytest(process: subprocess.Popen, files: RunFiles, started: float) -> str | None:
+def _wait_for_pytest(process: subprocess.Popen, files: RunFiles, started: float) -> str | None:
     """Wait for pytest under the outer limit; return why it was stopped, or None if it finished."""
     limit, collected = COLLECTION_LIMIT, None
-    with exit_watch(process) as exited:
+    with _exit_watch(process) as exited:
         while process.poll() is None:
             if collected is None:  # written once, when collection ends
                 collected = Collected.read(files.collected)
@@ -93,7 +93,7 @@ def wait_for_pytest(process: subprocess.Popen, files: RunFiles, started: float) 
 
 
 @contextlib.contextmanager
-def exit_watch(process: subprocess.Popen):
+def _exit_watch(process: subprocess.Popen):
     """A pidfd that becomes readable when the process exits, where Linux offers one, else None."""
     try:
         pidfd = os.pidfd_open(process.pid) if linux_mechanisms() else None
@@ -159,10 +159,10 @@ def start_pytest(kit: Kit, exercise: Exercise, files: RunFiles, settings: RunSet
     shared = sorted(exercise.shared_checks_dir.glob("*.py"))
     # An exercise's own file wins over a shared one; the given modules come too, for checks that
     # compute their answers with the exercise's rules.
-    # copy2 keeps each file's time, which a cached module's bytecode is checked against (see Bytecode).
+    # copy2 keeps each file's time, which a cached module's bytecode is checked against (see _Bytecode).
     for path in [*shared, *sorted(exercise.checks_dir.glob("*.py")), *exercise.given_paths]:
         shutil.copy2(path, checks_dir / path.name)
-    Bytecode(exercise, checks_dir).seed()
+    _Bytecode(exercise, checks_dir).seed()
     (files.pytest_root / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
     check_files = [checks_dir / path.name for path in exercise.check_files()]
     if not check_files:
@@ -172,14 +172,14 @@ def start_pytest(kit: Kit, exercise: Exercise, files: RunFiles, settings: RunSet
     # BUILD_NUMBER set; a report must not depend on where it was graded, so they are left out.
     env = {name: value for name, value in os.environ.items() if name not in ("CI", "BUILD_NUMBER")}
     # Bytecode may be cached: the grader's own modules then load from it, not compiled every grade
-    # (the checks are copied into the run folder, so theirs lands there and goes with it).
+    # (the checks' copies' lands in the run folder, and _Bytecode keeps it for the next grade).
     env.pop("PYTHONDONTWRITEBYTECODE", None)
-    env.update(PYTEST_DISABLE_PLUGIN_AUTOLOAD="1", PYTHONPATH=grading_path(),
+    env.update(PYTEST_DISABLE_PLUGIN_AUTOLOAD="1", PYTHONPATH=_grading_path(),
                # pytest prints some differences in set order, so its hash seed is fixed: the same
                # submission and seed give the same report, also from a process started before the
                # submission (and so its seed) was known.
                PYTHONHASHSEED=GRADING_HASH_SEED)
-    command = pytest_command(files, kit, exercise, check_files) + (["--collect-only"] if collect_only else [])
+    command = _pytest_command(files, kit, exercise, check_files) + (["--collect-only"] if collect_only else [])
     if wait_fd is not None:
         command += ["--grade-wait", str(wait_fd)]
     if settings.stop_at is StopAt.FIRST_FAILURE:
@@ -200,14 +200,14 @@ def finish_pytest(process: subprocess.Popen, exercise: Exercise, files: RunFiles
                    collect_only: bool = False) -> tuple[Collected, str | None, dict | None]:
     """Wait for pytest under the outer limit and read what it wrote (see run_checks)."""
     try:
-        fault = wait_for_pytest(process, files, started)
+        fault = _wait_for_pytest(process, files, started)
     except KeyboardInterrupt:
         # pytest gets SIGINT, so it closes its sandbox and says which uids it used.
         end_reaper(process, signal.SIGINT, INTERRUPT_GRACE)
         sweep_run_workers(files)
         raise
     sweep_run_workers(files)
-    Bytecode(exercise, files.pytest_root / "checks").keep()
+    _Bytecode(exercise, files.pytest_root / "checks").keep()
     collected = Collected.read(files.collected)
     if collected is not None and collected.errors:
         raise KitError(f"the checks could not be collected: {collected.errors[0]}")
@@ -224,7 +224,7 @@ def finish_pytest(process: subprocess.Popen, exercise: Exercise, files: RunFiles
     return collected or Collected(()), fault, raw
 
 
-class Bytecode:
+class _Bytecode:
     """The checks' compiled bytecode, kept between grades in the exercise's checks folder (__pycache__).
 
     A grade's checks are fresh copies, so without a cache pytest would rewrite every check file's

@@ -61,14 +61,13 @@ class ReadyGrade:
     def __init__(self, kit: Kit, exercise: Exercise, stop_at: StopAt = StopAt.NEVER):
         self.kit, self.exercise, self.stop_at = kit, exercise, stop_at
         self.files = RunFiles(Path(tempfile.mkdtemp(prefix="minimax-kit-run-")))
-        self.started = time.monotonic()
-        self.used = False
+        self.used = self.swept = False
         wait_r, self._go_w = os.pipe()
         try:
             # Collection needs only what every run of the exercise shares; the rest comes with the submission.
             self.process = start_pytest(kit, exercise, self.files,
-                                         _run_settings(exercise, 0, self.files.submission, None, stop_at=stop_at),
-                                         wait_fd=wait_r)
+                                        _run_settings(exercise, 0, self.files.submission, None, stop_at=stop_at),
+                                        wait_fd=wait_r)
         except BaseException:
             os.close(self._go_w)
             shutil.rmtree(self.files.folder, ignore_errors=True)
@@ -86,6 +85,7 @@ class ReadyGrade:
         with contextlib.suppress(BrokenPipeError):  # it died just now; finish_pytest says how
             os.write(self._go_w, b"go\n")
         self._close_pipe()
+        self.swept = True  # finish_pytest sweeps the run's uids whichever way it ends
         return finish_pytest(self.process, self.exercise, self.files, started)
 
     def _close_pipe(self) -> None:
@@ -98,7 +98,8 @@ class ReadyGrade:
         self._close_pipe()
         if self.process.poll() is None:
             end_reaper(self.process, signal.SIGTERM, REAPER_GRACE)
-        sweep_run_workers(self.files)
+        if not self.swept:
+            sweep_run_workers(self.files)
         shutil.rmtree(self.files.folder, ignore_errors=True)
 
 

@@ -289,7 +289,8 @@ SEED_ORDERING_SETS_APART = 1
 
 def _without_timings(report: dict) -> dict:
     """A report without what differs between two runs of the same grade: when it ran, how long, CPU waits,
-    and which checks the diagnosis named (it has a share of the grade's time, and keeps what it found by then)."""
+    the uid leased (others may be taken by grades beside it), and which checks the diagnosis named (it
+    has a share of the grade's time, and keeps what it found by then)."""
     report = json.loads(json.dumps(report))
     for field in ("started_at", "duration_s"):
         report.pop(field)
@@ -298,6 +299,7 @@ def _without_timings(report: dict) -> dict:
     for test in report["tests"]:
         test.pop("duration_s", None)
     report["environment"]["sandbox"].pop("cpu", None)
+    report["environment"]["sandbox"].pop("uid", None)
     return report
 
 
