@@ -7,6 +7,8 @@ column falls to the lowest empty cell of that column. Four in a row, in any dire
     from connect_four_rules import WIN, drop, evaluate, legal_moves, winner
 """
 
+import itertools
+
 ROWS, COLS = 6, 7
 EMPTY = "."
 EMPTY_BOARD = (EMPTY * COLS,) * ROWS
@@ -33,6 +35,19 @@ WINDOWS = _windows()
 WINDOW_POINTS = (0, 0, 2, 5, 0)
 # Points of each piece in the centre column.
 CENTRE_POINTS = 3
+
+
+def _window_values():
+    """X's points for each of the 81 ways a window can be filled, keyed by its four characters."""
+    values = {}
+    for cells in itertools.product((EMPTY, "X", "O"), repeat=4):
+        xs, os = cells.count("X"), cells.count("O")
+        values["".join(cells)] = WINDOW_POINTS[xs] if os == 0 else -WINDOW_POINTS[os] if xs == 0 else 0
+    return values
+
+
+# Looked up rather than counted at every window: evaluate runs at every leaf of every search.
+WINDOW_VALUES = _window_values()
 
 
 def _check(board):
@@ -104,14 +119,11 @@ def evaluate(board, player):
     if player not in ("X", "O"):
         raise ValueError(f"player must be 'X' or 'O', not {player!r}")
     flat = "".join(board)
-    owners = _owners(flat)
-    if len(owners) == 1:
-        return WIN if player in owners else -WIN
-    points = 0
-    for window in WINDOWS:
-        cells = [flat[i] for i in window]
-        xs, os = cells.count("X"), cells.count("O")
-        points += WINDOW_POINTS[xs] if os == 0 else -WINDOW_POINTS[os] if xs == 0 else 0
+    windows = [flat[a] + flat[b] + flat[c] + flat[d] for a, b, c, d in WINDOWS]
+    x_won, o_won = "XXXX" in windows, "OOOO" in windows
+    if x_won != o_won:  # one side has four in a row
+        return WIN if (player == "X") == x_won else -WIN
+    points = sum(WINDOW_VALUES[window] for window in windows)
     centre = flat[COLS // 2::COLS]
     points += CENTRE_POINTS * (centre.count("X") - centre.count("O"))
     return points if player == "X" else -points

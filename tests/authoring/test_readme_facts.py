@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import importlib.util
 import math
+import sys
+import warnings
 from fractions import Fraction
 from functools import cache
 
@@ -169,3 +171,36 @@ def test_ex11_table_columns_are_depth_fours(rules):
                          ((".......",) * 3 + ("...X.X.", "...O.X.", ".OOXOX."), 5),
                          ((".......",) * 3 + ("O....X.", "O....X.", "O.X..OX"), 0)]:
         assert _count(rules, board, 4)[0] == first
+
+
+@pytest.fixture(scope="module")
+def ex11_checks():
+    """ex11's hidden check module, loaded with its helpers beside it as a grade lays them out."""
+    checks = REPO / "exercises" / "ex11_deepening" / "checks"
+    helpers = ("hidden_oracle", "connect_four_rules")
+    sys.path[:0] = [str(checks), str(checks.parent)]
+    try:
+        with warnings.catch_warnings():  # the kit's markers are registered by the grading plugin, not here
+            warnings.simplefilter("ignore", pytest.PytestUnknownMarkWarning)
+            return _load(checks / "test_hidden.py", "facts_ex11_hidden_checks")
+    finally:  # other tests load helpers of the same names from other exercises
+        del sys.path[:2]
+        for name in helpers:
+            sys.modules.pop(name, None)
+
+
+def test_ex11_checks_first_pays_table(rules, ex11_checks):
+    """The hidden check's table of (col, value, leaves) at depth 5, without and with depth 4's column first."""
+    for board, first, without, with_first in ex11_checks.FIRST_PAYS:
+        assert _count(rules, board, 4)[0] == first
+        assert (_count(rules, board, 5), _count(rules, board, 5, first)) == (without, with_first)
+
+
+def test_ex11_checks_forced_win(rules, ex11_checks):
+    """FORCED_WIN: exactly one column wins by force, and no search shallower than 5 plays it."""
+    board = ex11_checks.FORCED_WIN
+    winning = {col for col in rules.legal_moves(board)
+               if -_count(rules, rules.drop(board, col), 6)[1] > rules.WIN // 2}
+    assert winning == {ex11_checks.FORCED_WIN_COLUMN}
+    assert all(_count(rules, board, depth)[0] != ex11_checks.FORCED_WIN_COLUMN for depth in range(1, 5))
+    assert _count(rules, board, 5)[0] == ex11_checks.FORCED_WIN_COLUMN

@@ -71,7 +71,9 @@ def put(board, row, col, piece):
 
 def place(board, col, piece):
     """(new board, landing row) after piece falls down column col, which must have room."""
-    row = max(r for r in range(ROWS) if board[r][col] == ".")
+    row = ROWS - 1
+    while board[row][col] != ".":  # the lowest empty cell: a full column is never asked for
+        row -= 1
     return put(board, row, col, piece), row
 
 
@@ -103,10 +105,12 @@ def mirror(board):
     return tuple(row[::-1] for row in board)
 
 
-def forced(board, mover, plies):
+def forced(board, mover, plies, alpha=-1, beta=1):
     """+1 if mover can force four in a row within plies plies, -1 if the opponent can, else 0.
 
-    board must not be over. A full board is a draw (0).
+    board must not be over. A full board is a draw (0). The value is exact when it lies strictly
+    between alpha and beta; at or below alpha it says only that it is no more, and at or above
+    beta that it is no less (alpha-beta in negamax form: the default window gives it exactly).
     """
     if plies == 0:
         return 0
@@ -115,9 +119,12 @@ def forced(board, mover, plies):
         child, row = place(board, col, mover)
         if four_through(child, row, col):
             return 1
-        value = -forced(child, other(mover), plies - 1) if plies > 1 else 0
+        value = -forced(child, other(mover), plies - 1, -beta, -alpha) if plies > 1 else 0
         if best is None or value > best:
             best = value
+        alpha = max(alpha, value)
+        if alpha >= beta:  # the opponent will not allow this position: the rest cannot matter
+            break
     return 0 if best is None else best
 
 

@@ -52,14 +52,15 @@ BEST_MOVE_CORRECT = ("test_best_move_takes_the_win", "test_best_move_blocks",
 
 def random_game(rng, plies, weights=None):
     """The positions of one random game of at most plies plies: (boards, whether the last one is won)."""
-    board = EMPTY_BOARD
+    board, mover = EMPTY_BOARD, "X"
     boards = [board]
     for _ in range(plies):
         cols = open_columns(board)
         if not cols:
             break
         col = rng.choices(cols, weights=[weights[c] for c in cols])[0] if weights else rng.choice(cols)
-        board, row = place(board, col, to_move(board))
+        board, row = place(board, col, mover)
+        mover = other(mover)  # X and O take turns from the empty board: no need to count the pieces
         boards.append(board)
         if four_through(board, row, col):
             return boards, True
