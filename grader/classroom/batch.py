@@ -16,7 +16,7 @@ from grader.failures import FailureKind
 from grader.notebook import NOTEBOOK_SUFFIX
 from grader.outcomes import Regraded, Status
 from grader.classroom.folder import ClassFolder, inputs_path
-from grader.grading import grade, in_parallel
+from grader.grading import expected_grade_seconds, grade, in_parallel
 from grader.report import ReportError, read_report, render
 from grader.submission import Submission, submission_fingerprint
 
@@ -130,7 +130,9 @@ def run_batch(kit: Kit, exercises: list[Exercise], students: list[Student], out:
 
     pairs = [(student, exercise) for student in students for exercise in exercises]
     reasons: Counter = Counter()
-    for name, exercise_id, report, reason in in_parallel(lambda pair: job(*pair), pairs, jobs, done=advance):
+    # The exercises whose last grade took longest start first, so that none of them ends the batch alone.
+    for name, exercise_id, report, reason in in_parallel(lambda pair: job(*pair), pairs, jobs, done=advance,
+                                                         cost=lambda pair: expected_grade_seconds(pair[1])):
         results[name][exercise_id] = report
         reasons[reason] += 1
     # A grade that waited for a CPU much of the time (a neighbour spinning on every CPU, or a busy

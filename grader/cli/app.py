@@ -229,11 +229,12 @@ def run(argv: list[str], terminal: LazyConsole) -> int:
         return run_watch(args, kit, exercises[0], terminal)
     if args.output != "-":
         _load_display_meanwhile()
-    from grader.grading import in_parallel
+    from grader.grading import expected_grade_seconds, in_parallel
 
     # Exercises are graded side by side, one per CPU: each grading process claims a CPU of its own,
-    # so none of them waits for another or runs short of its time limits.
-    graded = in_parallel(lambda exercise: _grade_one(args, kit, exercise), exercises)
+    # so none of them waits for another or runs short of its time limits. The ones whose last grade
+    # took longest go first.
+    graded = in_parallel(lambda exercise: _grade_one(args, kit, exercise), exercises, cost=expected_grade_seconds)
     reports = [report for report, _ in graded]
     where = [path for _, written in graded for path in written]
     if args.all:

@@ -15,6 +15,7 @@ EXPORTS = {
     "StopAt": "runner",
     "grade_recording_calls": "runner",
     "ReadyGrade": "runner",
+    "expected_grade_seconds": "costs",
     "alike": "diagnosis",
     "mistake_digests": "sealed_mistakes",
     "REFERENCE": "replay",

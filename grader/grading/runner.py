@@ -15,6 +15,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
+from grader.grading.costs import remember_grade_seconds
 from grader.grading.pytest_run import (
     REAPER_GRACE,
     end_reaper,
@@ -189,6 +190,8 @@ def _grade(ready: ReadyGrade, submission: Submission, seed: int | None, diagnosi
             call_timeout=exercise.call_timeout,
             diagnosis=Diagnosis.read(files.diagnosis),
         )
+        if ready.stop_at is StopAt.NEVER:  # a grade stopped early says little of what a whole one costs
+            remember_grade_seconds(exercise, time.monotonic() - started)
         if recording is CallRecording.NONE:
             return report, {}
         from grader.grading.replay import read_calls  # only grade export and grade check keep calls
@@ -207,17 +210,20 @@ def default_jobs() -> int:
 
 
 def in_parallel(function: Callable[[T], R], items: list[T], jobs: int | None = None,
-                done: Callable[[], None] | None = None) -> list[R]:
+                done: Callable[[], None] | None = None, cost: Callable[[T], float] | None = None) -> list[R]:
     """`function` over `items`, `jobs` at a time (default_jobs() if None), as threads of this process.
 
     Results come back in the order of `items`; `done` is called as each one finishes (a progress
     bar). Each grade runs in processes of its own under its own reaper, so threads are enough.
+    With `cost`, the costliest items start first: a long grade started last would run on alone
+    while the other CPUs sit idle.
     """
     from concurrent.futures import ThreadPoolExecutor, as_completed
 
     results: list = [None] * len(items)
     with ThreadPoolExecutor(max_workers=max(1, min(jobs or default_jobs(), len(items) or 1))) as pool:
-        futures = {pool.submit(function, item): index for index, item in enumerate(items)}
+        order = sorted(range(len(items)), key=lambda index: -cost(items[index])) if cost else range(len(items))
+        futures = {pool.submit(function, items[index]): index for index in order}
         for future in as_completed(futures):
             results[futures[future]] = future.result()
             if done is not None:
