@@ -131,8 +131,9 @@ def run_batch(kit: Kit, exercises: list[Exercise], students: list[Student], out:
     pairs = [(student, exercise) for student in students for exercise in exercises]
     reasons: Counter = Counter()
     # The exercises whose last grade took longest start first, so that none of them ends the batch alone.
+    seconds = {exercise.id: expected_grade_seconds(exercise) for exercise in exercises}
     for name, exercise_id, report, reason in in_parallel(lambda pair: job(*pair), pairs, jobs, done=advance,
-                                                         cost=lambda pair: expected_grade_seconds(pair[1])):
+                                                         cost=lambda pair: seconds[pair[1].id]):
         results[name][exercise_id] = report
         reasons[reason] += 1
     # A grade that waited for a CPU much of the time (a neighbour spinning on every CPU, or a busy
