@@ -108,10 +108,11 @@ def pytest_unconfigure(config):
 def _graded_with_probes(argv: list[str]) -> NoReturn:
     """Run the grade command in this process, stamping when pytest starts and ends and when the report is built."""
     stamp("grade: interpreter up")
+    import grader.report
     from grader.cli import main
-    from grader.grading import pytest_run, runner
+    from grader.grading import pytest_run
 
-    popen, wait, build = pytest_run.subprocess.Popen, pytest_run._wait_for_pytest, runner.build_report
+    popen, wait, build = pytest_run.subprocess.Popen, pytest_run._wait_for_pytest, grader.report.build_report
 
     class Popen(popen):
         def __init__(self, *args, **kwargs):
@@ -130,7 +131,9 @@ def _graded_with_probes(argv: list[str]) -> NoReturn:
         finally:
             stamp("grade: report built")
 
-    pytest_run.subprocess.Popen, pytest_run._wait_for_pytest, runner.build_report = Popen, wait_for_pytest, build_report
+    # The runner takes build_report from the report's face when it needs it, so the face's name is the one to wrap.
+    pytest_run.subprocess.Popen, pytest_run._wait_for_pytest, grader.report.build_report = (
+        Popen, wait_for_pytest, build_report)
     code = main(argv)
     sys.stdout.flush()
     stamp("grade: returned")

@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 
 from grader.sandbox.reaper import LINUX_MECHANISMS_ENV
-from grader.grading.runner import Submission, grade
+from grader.grading.runner import grade
+from grader.submission import Submission
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
 CASES = sorted(p.name for p in GOLDEN.iterdir() if p.is_dir())

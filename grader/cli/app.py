@@ -195,6 +195,28 @@ def run_watch(args, kit: Kit, exercise: Exercise, terminal: LazyConsole) -> int:
     return EXIT_PASS
 
 
+def _grade_all(args, kit: Kit, exercises: list[Exercise]) -> list[tuple[dict, list[str]]]:
+    """Grade each exercise (side by side when several), loading the display meanwhile unless the report goes to stdout."""
+    from grader.grading import ReadyGrade, expected_grade_seconds, in_parallel
+
+    if len(exercises) == 1 and args.mutant is None:
+        # One grade's pytest starts first, and the display loads while it starts: a thread importing
+        # rich beforehand would share this interpreter's lock with everything that comes before it.
+        ready = ReadyGrade(kit, exercises[0])
+        try:
+            if args.output != "-":
+                _load_display_meanwhile()
+            return [_grade_one(args, kit, exercises[0], ready)]
+        finally:
+            ready.close()  # graded or not (a missing file): its process and folder go
+    if args.output != "-":
+        _load_display_meanwhile()
+    # Exercises are graded side by side, one per CPU: each grading process claims a CPU of its own,
+    # so none of them waits for another or runs short of its time limits. The ones whose last grade
+    # took longest go first.
+    return in_parallel(lambda exercise: _grade_one(args, kit, exercise), exercises, cost=expected_grade_seconds)
+
+
 def run(argv: list[str], terminal: LazyConsole) -> int:
     """Everything `grade` does, returning the exit code; KitError escapes as a usage error."""
     # A first word that names a command is that command; anything else is grade's own command line.
@@ -227,14 +249,7 @@ def run(argv: list[str], terminal: LazyConsole) -> int:
         exercises = [kit.resolve(args.exercise)]
     if args.watch:
         return run_watch(args, kit, exercises[0], terminal)
-    if args.output != "-":
-        _load_display_meanwhile()
-    from grader.grading import expected_grade_seconds, in_parallel
-
-    # Exercises are graded side by side, one per CPU: each grading process claims a CPU of its own,
-    # so none of them waits for another or runs short of its time limits. The ones whose last grade
-    # took longest go first.
-    graded = in_parallel(lambda exercise: _grade_one(args, kit, exercise), exercises, cost=expected_grade_seconds)
+    graded = _grade_all(args, kit, exercises)
     reports = [report for report, _ in graded]
     where = [path for _, written in graded for path in written]
     if args.all:

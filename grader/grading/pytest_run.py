@@ -16,7 +16,8 @@ from pathlib import Path
 from grader.grading import PLUGIN
 from grader.catalog import Exercise, Kit, KitError
 from grader.run_contract import Collected, RunFiles, RunSettings, SandboxFacts, StopAt, read_json
-from grader.sandbox import IMPORT_TIMEOUT, linux_mechanisms, reaper_command, sweep_workers
+from grader import sandbox  # the face: the rest of the sandbox loads on first use, once pytest is started
+from grader.sandbox import linux_mechanisms, reaper_command  # the reaper's script: the standard library only
 from grader.text import write_bytes_atomically
 
 # Collecting the checks and importing the module must finish within this, before budgets apply.
@@ -32,6 +33,9 @@ REAPER_GRACE = 10.0
 PYTEST_INTERNAL_ERROR = 3
 # The grading process's hash seed, one for every run (see start_pytest).
 GRADING_HASH_SEED = "0"
+# pytest's built-in plugins that a grading run leaves out (see _pytest_command).
+UNUSED_PYTEST_PLUGINS = ("junitxml", "doctest", "pastebin", "debugging", "setuponly", "setupplan", "stepwise",
+                         "unittest", "tmpdir", "monkeypatch", "recwarn", "logging", "subtests", "threadexception")
 
 
 def _pytest_command(files: RunFiles, kit: Kit, exercise: Exercise, check_files: list[Path]) -> list[str]:
@@ -44,10 +48,12 @@ def _pytest_command(files: RunFiles, kit: Kit, exercise: Exercise, check_files: 
         # No cache folder; and no unraisable-exception plugin, whose garbage collections at the end
         # cost a grade tens of milliseconds and check nothing a check needs.
         "-p", "no:cacheprovider", "-p", "no:unraisableexception",
-        # Nor pytest's plugins that a grading run never asks for (other reports, doctests, the
-        # debugger, stepping), whose imports would only lengthen every grade's start.
-        *("-p", "no:junitxml", "-p", "no:doctest", "-p", "no:pastebin", "-p", "no:debugging",
-          "-p", "no:setuponly", "-p", "no:setupplan", "-p", "no:stepwise"),
+        # Nor pytest's plugins that a grading run never asks for, whose imports and hooks would only
+        # lengthen every grade: other reports, doctests, the debugger, stepping, unittest classes,
+        # the fixtures no check uses (tmp_path, monkeypatch, recwarn, caplog, subtests; the checks'
+        # API is `student`, `feedback` and `rng`), and the thread-exception hook, which watches
+        # threads that no check starts. (legacypath stays: pytest-json-report reads session.fspath.)
+        *(argument for name in UNUSED_PYTEST_PLUGINS for argument in ("-p", f"no:{name}")),
         "--strict-markers",
         "--rootdir", str(files.pytest_root), "-c", str(files.pytest_root / "pytest.ini"),
         "--json-report", "--json-report-file", str(files.raw),
@@ -80,7 +86,7 @@ def _wait_for_pytest(process: subprocess.Popen, files: RunFiles, started: float)
             if collected is None:  # written once, when collection ends
                 collected = Collected.read(files.collected)
                 if collected is not None:
-                    limit = sum(check.budget_s for check in collected.checks) + IMPORT_TIMEOUT + RUN_SLACK
+                    limit = sum(check.budget_s for check in collected.checks) + sandbox.IMPORT_TIMEOUT + RUN_SLACK
             if time.monotonic() - started > limit:
                 end_reaper(process, signal.SIGTERM, REAPER_GRACE)
                 return f"the grading process ran past its {limit:g} s limit and was stopped"
@@ -134,7 +140,7 @@ def sweep_run_workers(files: RunFiles) -> None:
     The grade's reaper has already killed every process the grade left that it could find; the
     uids also catch one that escaped it (a process that outlived a reaper killed as a last resort).
     """
-    sweep_workers(SandboxFacts.read(files.sandbox).uids_used)
+    sandbox.sweep_workers(SandboxFacts.read(files.sandbox).uids_used)
 
 
 def run_checks(kit: Kit, exercise: Exercise, files: RunFiles, settings: RunSettings, started: float,

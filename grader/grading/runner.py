@@ -24,7 +24,6 @@ from grader.grading.pytest_run import (
     start_pytest,
     sweep_run_workers,
 )
-from grader.report import build_report
 from grader.catalog import PUBLIC_CHECKS, Exercise, Kit, KitError
 from grader.run_contract import (
     CallRecording,
@@ -36,16 +35,10 @@ from grader.run_contract import (
     SandboxFacts,
     StopAt,
 )
-from grader.submission import (
-    Submission,
-    SubmissionProblem,
-    derive_seed,
-    prepare_submission,
-    unusable_submission_sha256,
-)
 
 if TYPE_CHECKING:
     from grader.grading.replay import RecordedCall
+    from grader.submission import Submission
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -157,6 +150,10 @@ def _grade(ready: ReadyGrade, submission: Submission, seed: int | None, diagnosi
         ready.close()
         ready = ReadyGrade(ready.kit, ready.exercise, ready.stop_at)
         ready.used = True
+    # Loaded here, not with the runner: a grade starts its pytest first, and loads these while pytest starts.
+    from grader.report import build_report
+    from grader.submission import SubmissionProblem, derive_seed, prepare_submission, unusable_submission_sha256
+
     exercise, files = ready.exercise, ready.files
     started_at = datetime.now(timezone.utc)
     started = time.monotonic()

@@ -20,7 +20,7 @@ EXPORTS = {
     "become_subreaper": "reaper",
     "open_sandbox": "opening",
     "protect_secrets": "opening",
-    "reaper_command": "opening",
+    "reaper_command": "reaper",
     "sandbox_settings": "opening",
     # The messages both ends of a worker's pipes speak: a contract of its own, exported whole.
     "wire": "wire",

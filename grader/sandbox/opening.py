@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -71,10 +70,3 @@ def open_sandbox(kit: Kit, settings: SandboxSettings) -> Iterator[Sandbox]:
         sandbox.close()
         sweep_workers(sandbox.uids_used)
 
-
-def reaper_command(command: list[str]) -> list[str]:
-    """`command` run under a reaper of its own, which kills whatever it leaves and nothing else.
-
-    -I -S: the reaper needs only the standard library.
-    """
-    return [sys.executable, "-I", "-S", reaper.__file__, "--", *command]

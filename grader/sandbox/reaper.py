@@ -80,6 +80,15 @@ def kill_children(keep: set[int] = frozenset()) -> None:
         time.sleep(0.01)
 
 
+def reaper_command(command: list[str]) -> list[str]:
+    """`command` run under a reaper of its own, which kills whatever it leaves and nothing else.
+
+    -I -S: the reaper needs only the standard library. It is defined here, not beside the sandbox's
+    set-up, so that a grade can start its reaper before it has loaded the rest of the sandbox.
+    """
+    return [sys.executable, "-I", "-S", os.path.abspath(__file__), "--", *command]
+
+
 def main(argv: list[str]) -> None:
     """reaper.py -- COMMAND...: run COMMAND, kill whatever it leaves, and end as COMMAND ended."""
     # os.posix_spawnp and os.waitpid, not subprocess: every grade starts a reaper, and importing

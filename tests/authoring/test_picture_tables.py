@@ -14,7 +14,8 @@ import pytest
 
 from grader.catalog import KitError
 from grader.grading.tracing import TraceRead, TracingUnavailable
-from grader.grading.runner import Submission, grade
+from grader.grading.runner import grade
+from grader.submission import Submission
 from tests.conftest import REPO, mutant_file
 
 

@@ -23,7 +23,8 @@ from pathlib import Path
 
 import pytest
 
-from grader.grading.runner import Submission, grade
+from grader.grading.runner import grade
+from grader.submission import Submission
 from tests.conftest import REPO, mutant_file
 
 RUNS = 20

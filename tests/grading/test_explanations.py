@@ -9,7 +9,8 @@ from rich.console import Console
 
 from grader.catalog import Kit
 from grader.cli import student_view
-from grader.grading.runner import Submission, grade
+from grader.grading.runner import grade
+from grader.submission import Submission
 from grader.report import render
 
 CHECKS = '''

@@ -8,7 +8,8 @@ import re
 import pytest
 
 from grader.catalog import KitError
-from grader.grading.runner import Submission, grade
+from grader.grading.runner import grade
+from grader.submission import Submission
 
 
 def _grade_source(kit, source: str, validate, seed: int = 7) -> dict:

@@ -184,7 +184,7 @@ def test_the_outer_wall_clock_limit_stops_a_stuck_grading_process(toy_kit, monke
     toml = toy_kit.root / "exercises" / "ex01_toy" / "exercise.toml"
     toml.write_text(toml.read_text().replace("check_timeout = 10.0", "check_timeout = 1.0"))
     monkeypatch.setattr(pytest_run, "RUN_SLACK", 1.0)
-    monkeypatch.setattr(pytest_run, "IMPORT_TIMEOUT", 1.0)
+    monkeypatch.setattr(pytest_run.sandbox, "IMPORT_TIMEOUT", 1.0)
     exercise = toy_kit.resolve("ex01")
     solution = Submission(toy_kit.root / "solutions" / "ex01_toy" / "toy.py", "toy.py")
     report = validate_report(grade(toy_kit, exercise, solution, seed=1))

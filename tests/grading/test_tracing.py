@@ -11,7 +11,8 @@ import pytest
 from grader.catalog import Kit
 from grader.grading.proxy import StudentProxy
 from grader.grading.tracing import TracingUnavailable
-from grader.grading.runner import Submission, grade
+from grader.grading.runner import grade
+from grader.submission import Submission
 from grader.sandbox.service import Sandbox, SandboxSettings
 
 STUDENT = '''

@@ -10,7 +10,8 @@ import pytest
 
 from grader.catalog import Kit
 from grader.report.formats import FORMATS, render, to_classroom, to_exercism, to_gradescope
-from grader.grading.runner import Submission, grade
+from grader.grading.runner import grade
+from grader.submission import Submission
 from tests.conftest import REPO, TOY_KIT, run_grade
 
 GOLDEN = REPO / "tests" / "golden"

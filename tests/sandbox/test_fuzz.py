@@ -25,7 +25,8 @@ from __future__ import annotations
 
 import pytest
 
-from grader.grading.runner import Submission, grade
+from grader.grading.runner import grade
+from grader.submission import Submission
 from grader.failures import FailureKind, ImportFailed, StudentFailure, StudentRaised
 from grader.outcomes import Outcome
 from grader.sandbox.service import Sandbox, SandboxSettings

@@ -47,7 +47,8 @@ from grader.classroom.batch import find_students, run_batch
 from grader.catalog import Kit
 from grader.outcomes import Regraded
 from grader.grading.pytest_run import RUN_SLACK
-from grader.grading.runner import Submission, grade
+from grader.grading.runner import grade
+from grader.submission import Submission
 from grader.report.scoring import MESSAGE_CAP
 from grader.sandbox.isolation import SandboxError, UidLease, uid_range
 from grader.sandbox.process import IMPORT_TIMEOUT, NAMESPACES_ENV
