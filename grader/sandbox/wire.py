@@ -14,6 +14,7 @@ import os
 import re
 import struct
 import sys
+from itertools import chain
 
 HEADER = struct.Struct(">I")
 # A 10^5-leaf tree is about 2 MB of JSON; 32 MiB leaves room for bigger answers and still bounds
@@ -68,6 +69,8 @@ def _suggestion(value):
 
 # The exact types a value may hold besides lists, tuples and dicts (subclasses are refused).
 _SCALARS = frozenset({type(None), bool, int, float, str})
+# What a tree of plain lists holds: such a tree is its own wire form (see _Encoder.list_tree).
+_LIST_OR_SCALAR = _SCALARS | {list}
 
 
 class _Encoder:
@@ -90,9 +93,11 @@ class _Encoder:
 
     def encode(self, value):
         root = [None]
-        stack = [(value, 0, root, 0)]
+        # Each entry's last field says whether a tree of lists may be taken whole (list_tree): not
+        # below a list that was tried and failed, so that no value is scanned twice.
+        stack = [(value, 0, root, 0, True)]
         while stack:
-            value, depth, target, slot = stack.pop()
+            value, depth, target, slot, whole = stack.pop()
             self._count(1, depth)
             kind = type(value)
             if kind in _SCALARS:  # an int over 4,300 digits fails in json, and dumps says why
@@ -102,10 +107,13 @@ class _Encoder:
                 # C speed, with the same checks the walk makes item by item.
                 self._count(len(value), depth + 1)
                 target[slot] = list(value) if kind is list else {"tuple": list(value)}
+            elif kind is list and whole and self.list_tree(value, depth):
+                target[slot] = value
             elif kind is list or kind is tuple:
                 out = [None] * len(value)
                 target[slot] = out if kind is list else {"tuple": out}
-                stack.extend((item, depth + 1, out, index) for index, item in enumerate(value))
+                whole = whole and kind is tuple  # a list here was tried and failed
+                stack.extend((item, depth + 1, out, index, whole) for index, item in enumerate(value))
             elif kind is dict:
                 pairs, scalars = [], 0
                 for key, item in value.items():
@@ -116,7 +124,7 @@ class _Encoder:
                     if type(item) in _SCALARS:  # settled here, without a trip through the stack
                         scalars += 1
                     else:
-                        stack.append((item, depth + 1, pair, 1))
+                        stack.append((item, depth + 1, pair, 1, whole))
                 self._count(scalars, depth + 1)
                 target[slot] = {"dict": pairs}
             else:
@@ -125,6 +133,32 @@ class _Encoder:
                 where = named if depth <= 1 else f"a value containing {named}"
                 raise WireError(f"{where}; return {_suggestion(value)}")
         return root[0]
+
+
+    def list_tree(self, value, depth):
+        """Whether `value`, a list at `depth`, holds only lists and scalars all the way down, within the limits.
+
+        Such a tree, as most game trees are, needs no wire form of its own: json writes it as it is.
+        It is checked a level at a time, the types of a whole level taken at C speed, and counted as
+        the walk above would count it. Anything else (a tuple, a dict, a subclass, a limit passed) is left to
+        the walk, which encodes it or says what is wrong.
+        """
+        items, level = self.items, [value]
+        while level:
+            below = sum(map(len, level))  # values one level down, each an item
+            items += below
+            if items > MAX_ITEMS or (below and depth + 1 > MAX_DEPTH):
+                return False
+            kinds = set(map(type, chain.from_iterable(level)))  # the types of everything one level down
+            if not kinds <= _LIST_OR_SCALAR:
+                return False
+            if kinds == {list}:
+                level = list(chain.from_iterable(level))
+            else:
+                level = [child for child in chain.from_iterable(level) if type(child) is list]
+            depth += 1
+        self.items = items
+        return True
 
 
 def drain(generator):

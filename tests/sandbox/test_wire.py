@@ -459,3 +459,58 @@ def test_loads_raises_only_wire_error_on_corrupted_messages(value, data):
         loads(bytes(body))
     except WireError:
         pass
+
+
+# -- trees of plain lists, which json writes as they are
+
+
+def test_a_tree_of_lists_over_max_items_is_rejected(monkeypatch):
+    monkeypatch.setattr(wire, "MAX_ITEMS", 10)
+    assert roundtrip([[0] * 3, [[0] * 3]]) == [[0] * 3, [[0] * 3]]  # 10 items: 3 lists and 7 values below the top
+    with pytest.raises(WireError, match="more than 10 items"):
+        dumps([[0] * 3, [[0] * 4]])
+
+
+@given(st.recursive(st.integers(-5, 5), lambda children: st.lists(children, max_size=4), max_leaves=40), st.data())
+@settings(max_examples=200, deadline=None)
+def test_a_tree_of_lists_with_one_other_value_inside_keeps_it(tree, data):
+    """A tuple, dict or bool deep in a tree of lists comes back as itself, and a subclass is refused."""
+    path, node = [], tree
+    while type(node) is list and node:
+        index = data.draw(st.integers(0, len(node) - 1))
+        path.append(index)
+        node = node[index]
+    odd = data.draw(st.sampled_from([(1, 2), {"k": [3]}, True, 2.5, "s", None, _Int(7)]))
+    if not path:
+        tree = [odd]
+    else:
+        parent = tree
+        for index in path[:-1]:
+            parent = parent[index]
+        parent[path[-1]] = odd
+    if type(odd) is _Int:
+        with pytest.raises(WireError, match="_Int"):
+            dumps(tree)
+    else:
+        assert same(roundtrip(tree), tree)
+
+
+class _Int(int):
+    """An int subclass, which no value on the wire may hold."""
+
+
+
+def test_a_deep_tree_of_lists_with_a_tuple_at_the_bottom_is_tried_whole_once(monkeypatch):
+    """A chain of lists that is not a tree of lists only at its bottom is tried whole once, not once per level,
+    which would scan it MAX_DEPTH times over."""
+    tried = []
+    list_tree = wire._Encoder.list_tree
+
+    def counted(self, value, depth):
+        tried.append(depth)
+        return list_tree(self, value, depth)
+
+    monkeypatch.setattr(wire._Encoder, "list_tree", counted)
+    value = nest(MAX_DEPTH - 1, "list", leaf=(1,))  # the tuple's item is at the deepest level allowed
+    assert unnest(roundtrip(value), MAX_DEPTH - 1, "list") == (1,)
+    assert tried == [0]
