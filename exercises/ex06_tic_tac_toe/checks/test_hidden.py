@@ -35,6 +35,7 @@ def lines_of(board, mark):
     return sum(board[a] == board[b] == board[c] == mark for a, b, c in LINES)
 
 
+@functools.cache  # asked of the same few thousand boards by every check that filters positions
 def owner(board):
     """The side with a line, or None (only used on boards with at most one such side)."""
     for mark in SIDES:
