@@ -150,6 +150,42 @@ def test_a_check_that_only_waits_on_a_timed_out_one_does_not_catch_either(caught
     assert mutant_problems(Mutant("slow", "slow", (), ("test_slow",), deadline="only slower"), 1, report) == []
 
 
+def _report(status: str, *tests: dict) -> dict:
+    return {"status": status, "tests": list(tests)}
+
+
+def test_grade_check_grades_again_alone_only_a_verdict_that_rests_on_a_timeout():
+    """Side by side on a busy machine a check can time out for the load alone; such a verdict is retried."""
+    from grader.known_mistakes import Mutant
+    from grader.authoring.soundness import regraded_alone, rests_on_a_timeout
+
+    mutant = Mutant("m", "m", (), ())
+    timed_out = _report("fail", _lost("test_slow", "timeout"))
+    caught = _report("fail", _lost("test_slow", "timeout"), _lost("test_value", "assertion"))
+    assert rests_on_a_timeout("mutant", mutant, 1, timed_out)
+    assert not rests_on_a_timeout("mutant", mutant, 1, caught)
+    assert not rests_on_a_timeout("mutant", Mutant("m", "m", (), ("test_slow",), deadline="only slower"), 1,
+                                  timed_out)
+    assert rests_on_a_timeout("alt", None, None, timed_out)
+    assert not rests_on_a_timeout("alt", None, None, _report("fail", _lost("test_value", "assertion")))
+    assert not rests_on_a_timeout("reference", None, None, _report("pass"))
+    assert not rests_on_a_timeout("stub", None, None, timed_out)
+    # Only the timed-out one is graded again, and its second report replaces the first in place.
+    outcomes = [("a", caught), ("b", timed_out), ("c", caught)]
+    again = []
+    regraded = regraded_alone(outcomes, lambda job: again.append(job) or (job, caught),
+                              lambda job, report: rests_on_a_timeout("mutant", mutant, 1, report))
+    assert again == ["b"] and regraded == [("a", caught), ("b", caught), ("c", caught)]
+
+
+def test_a_mutant_caught_only_by_a_timeout_names_the_checks_that_timed_out():
+    from grader.known_mistakes import Mutant
+    from grader.authoring.soundness import mutant_problems
+
+    report = _report("fail", _lost("test_slow", "timeout"), _lost("test_gated", "waiting"))
+    assert mutant_problems(Mutant("m", "m", (), ()), 1, report)[0].endswith("(timed out: test_slow)")
+
+
 def test_grade_mutant_grades_it_as_a_student_with_that_mistake(toy_kit):
     _write(toy_kit, GOOD)
     result = run_grade("ex01", "--mutant", "pair_of_three", "--output", "-", cwd=toy_kit.root)

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import ast
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeVar
 
 from grader.catalog import PUBLIC_CHECKS, Exercise, Kit, KitError
 from grader.failures import FailureKind
@@ -15,6 +17,8 @@ from grader.outcomes import Status
 from grader.grading import REFERENCE, StopAt, alike, grade, grade_recording_calls, in_parallel
 from grader.run_contract import CallRecording
 from grader.submission import Submission
+
+T = TypeVar("T")
 
 # Random checks must catch every wrong solution whatever the seed; a few fixed seeds stand in for "any".
 DEFAULT_SEEDS = (1, 2, 20261129)
@@ -125,15 +129,39 @@ def mutant_problems(mutant: Mutant, seed: int, report: dict) -> list[str]:
                                 "can catch this mistake, say why in the mutant's 'deadline'")
         return problems
     if not any(map(_caught, lost)):
-        return [f"{where} lost points {timing_out}"]
+        timed_out = ", ".join(_function(test) for test in lost if _kind(test) == FailureKind.TIMEOUT)
+        return [f"{where} lost points {timing_out}" + (f" (timed out: {timed_out})" if timed_out else "")]
     return []
+
+
+def rests_on_a_timeout(kind: str, mutant: Mutant | None, seed: int | None, report: dict) -> bool:
+    """Whether a grade's verdict in grade check hangs on a timeout: a correct solution that lost points
+    with a check timing out, or a known mistake that a timeout alone kept from being caught."""
+    timed_out = any(_kind(test) == FailureKind.TIMEOUT for test in report["tests"] if test["score"] < test["max_score"])
+    if kind in ("reference", "alt"):
+        return timed_out and report["status"] != Status.PASS
+    return kind == "mutant" and mutant is not None and timed_out and bool(mutant_problems(mutant, seed, report))
+
+
+def regraded_alone(outcomes: list[tuple[T, dict]], run: Callable[[T], tuple[T, dict]],
+                   rests: Callable[[T, dict], bool]) -> list[tuple[T, dict]]:
+    """The (job, report) outcomes, with each grade whose verdict `rests` on a timeout graded once more, alone.
+
+    Grades run side by side here, and on a busy machine a check can pass its deadline for that alone
+    (grade batch regrades a contended grade for the same reason). A real timeout comes back the
+    second time too, so nothing is forgiven: only the load is taken away.
+    """
+    return [run(job) if rests(job, report) else (job, report) for job, report in outcomes]
+
+
+def _kind(test: dict) -> str | None:
+    return (test.get("failure") or {}).get("kind")
 
 
 def _caught(test: dict) -> bool:
     """Whether a check that lost points caught the mistake itself: not by a deadline, by waiting on a
     check that failed, or by being left unrun once another check had caught it."""
-    kind = (test.get("failure") or {}).get("kind")
-    return kind not in (FailureKind.TIMEOUT, FailureKind.WAITING, FailureKind.ERROR)
+    return _kind(test) not in (FailureKind.TIMEOUT, FailureKind.WAITING, FailureKind.ERROR)
 
 
 def _lost(report: dict) -> list[str]:
@@ -195,7 +223,8 @@ def check_exercise(kit: Kit, exercise: Exercise, seeds=DEFAULT_SEEDS, jobs: int 
             return job, grade(kit, exercise, Submission(path, path.name), seed=seed, stop_at=stop_at,
                               diagnosis_limit_s=DIAGNOSIS_PROOF_LIMIT_S, explain=False)
 
-        outcomes = in_parallel(run, runs, jobs)
+        outcomes = regraded_alone(in_parallel(run, runs, jobs), run,
+                                  lambda job, report: rests_on_a_timeout(job[0], mutants.get(job[1]), job[2], report))
         try:
             library = known_mistakes(exercise, kit.root)
         except KitError as exc:  # then no grade could diagnose: that one problem says why
@@ -299,8 +328,12 @@ def check_fairness(kit: Kit, exercise: Exercise, seeds: tuple[int, ...], jobs: i
     solutions = exercise.solution_dir(kit.root)
     correct = [solutions / exercise.module, *sorted(solutions.glob("alt/*.py"))]
     runs = [(path, seed) for path in correct for seed in seeds]
-    outcomes = in_parallel(lambda job: (job, grade(kit, exercise, Submission(job[0], job[0].name), seed=job[1])),
-                           runs, jobs)
+
+    def run(job):
+        return job, grade(kit, exercise, Submission(job[0], job[0].name), seed=job[1])
+
+    outcomes = regraded_alone(in_parallel(run, runs, jobs), run,
+                              lambda job, report: rests_on_a_timeout("alt", None, job[1], report))
     for (path, seed), report in outcomes:
         if report["status"] != Status.PASS:
             problems = "; ".join(_lost(report)) or report["message"]
