@@ -31,6 +31,8 @@ if TYPE_CHECKING:
     from grader.submission import Submission
 
 EXIT_PASS, EXIT_LOST_POINTS, EXIT_USAGE = 0, 1, 2
+# Ctrl-C: 128 + SIGINT, as a shell reports a command its interrupt stopped.
+EXIT_INTERRUPTED = 130
 
 
 class LazyConsole:
@@ -277,6 +279,9 @@ def main(argv: list[str] | None = None) -> int:
     except GradeError as exc:  # a fault in the kit, a usage error, or a sandbox that cannot be set up
         print(f"grade: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    except KeyboardInterrupt:  # Ctrl-C: a grade closes its processes and run folder on its way out
+        print("grade: stopped by Ctrl-C", file=sys.stderr)
+        return EXIT_INTERRUPTED
 
 
 def console() -> NoReturn:

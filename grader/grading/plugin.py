@@ -186,6 +186,19 @@ class GradingSession:
 
     def pytest_sessionstart(self, session):
         """Open the sandbox and boot its first worker now, so its interpreter starts while pytest collects."""
+        import traceback as _tb
+        def _dbg(signum, frame):
+            with open("/tmp/dbg/sigint.log", "a") as f:
+                f.write(f"SIGINT {os.getpid()} at:\n" + "".join(_tb.format_stack(frame)[-12:]) + "\n")
+            try:
+                signal.default_int_handler(signum, frame)
+            except BaseException as e:
+                with open("/tmp/dbg/sigint.log", "a") as f:
+                    f.write(f"raising {e!r}\n")
+                raise
+        signal.signal(signal.SIGINT, _dbg)
+        with open("/tmp/dbg/sigint.log", "a") as f:
+            f.write(f"installed in {os.getpid()}\n")
         if session.config.option.collectonly or self.settings.submission_error:
             return
         # Before any worker starts: workers keep to the CPU this process claims (also while it waits).
@@ -211,6 +224,11 @@ class GradingSession:
     def pytest_collection_finish(self, session):
         """Start the sandbox and import the module once, before the first check."""
         if session.config.option.collectonly:
+            return
+        if isinstance(sys.exc_info()[1], KeyboardInterrupt):
+            # Ctrl-C came during collection: pytest calls this hook from a `finally` on its way out,
+            # and letting the worker import the module now would hold the stop up until the import's
+            # time limit. Nothing is graded, so no student code runs.
             return
         if self.wait_fd is not None:
             self._wait_for_submission()

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
+import signal
 import site
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -284,3 +287,59 @@ def test_crashes_are_said_in_words(toy_kit, tmp_path):
     assert "tag rejects a negative number 0/2 your code ran out of memory (limit 256 MB)" in text
     assert "push appends to the list it is given 0/1 crashed your code ended the process it was running in" in text
     assert "the worker" not in out
+
+
+def _worker_of(grade_pid: int, deadline: float) -> int | None:
+    """The pid of a sandbox worker of this grade (under its reaper, a child of the grade), once one is up."""
+    while time.monotonic() < deadline:
+        reapers = [entry.name for entry in Path("/proc").iterdir() if entry.name.isdigit()
+                   and _parent(entry) == grade_pid]
+        for entry in Path("/proc").iterdir():
+            with contextlib.suppress(OSError):
+                if entry.name.isdigit() and any(f'"grade_pid": {reaper},'.encode() in (entry / "cmdline").read_bytes()
+                                                for reaper in reapers):
+                    return int(entry.name)
+        time.sleep(0.05)
+    return None
+
+
+def _parent(entry: Path) -> int | None:
+    with contextlib.suppress(OSError, ValueError):
+        return int(next(line for line in (entry / "status").read_text().splitlines()
+                        if line.startswith("PPid:")).split()[1])
+    return None
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="finds the grade's worker through /proc")
+def test_ctrl_c_during_a_grade_stops_it_at_once_in_one_line_with_exit_130(toy_kit):
+    from grader.grading.pytest_run import INTERRUPT_GRACE
+    from tests.cli.test_watch import RESTORE_CTRL_C
+    from tests.conftest import GRADE
+
+    # Ctrl-C comes as soon as the grade's worker is up, while pytest collects the checks (one check file
+    # takes seconds to import); the student's module would never finish importing.
+    exercise = toy_kit.root / "exercises" / "ex01_toy"
+    (exercise / "checks" / "test_slow_to_collect.py").write_text(
+        'import time\n\ntime.sleep(10)\n\n\ndef test_nothing(student):\n    """nothing"""\n', encoding="utf-8")
+    (exercise / "toy.py").write_text("while True:\n    pass\n", encoding="utf-8")
+    process = subprocess.Popen([sys.executable, "-c", RESTORE_CTRL_C, *GRADE[1:], "ex01", "--kit", str(toy_kit.root)],
+                               cwd=toy_kit.root, env={**os.environ, **NARROW}, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True)
+    try:
+        worker = _worker_of(process.pid, time.monotonic() + 60)
+        assert worker is not None
+        pressed = time.monotonic()
+        process.send_signal(signal.SIGINT)
+        out, err = process.communicate(timeout=60)
+        stopped_after = time.monotonic() - pressed
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    assert process.returncode == 130, out + err
+    assert err == "grade: stopped by Ctrl-C\n"
+    assert not (toy_kit.root / "reports").exists()
+    assert not Path(f"/proc/{worker}").exists()
+    # Not a speed check: a grading process that did not stop on its own is killed only once this
+    # grace has passed (a Ctrl-C during collection used to wait for the student's import instead).
+    assert stopped_after < INTERRUPT_GRACE
