@@ -1,8 +1,9 @@
 """The shortcuts taken where every grade pays, against the plain computations they stand for.
 
-ex08's oracle prunes its win/loss look-ahead (alpha-beta on -1, 0 and +1), and ex11's given
-evaluate looks each window up in a table; both run thousands of times a grade. Here they must give
-what a look-ahead through every move, and a count of every window's pieces, give.
+ex08's oracle prunes its win/loss look-ahead (alpha-beta on -1, 0 and +1) and plays its random
+games on bitboards, and ex11's given evaluate looks each window up in a table; all run thousands of
+times a grade. Here they must give what a look-ahead through every move, a game played board by
+board, and a count of every window's pieces, give.
 """
 
 from __future__ import annotations
@@ -64,6 +65,36 @@ def test_ex08_pruned_look_ahead_is_the_plain_one(ex08_oracle):
             assert value == _plain_forced(oracle, board, mover, plies), (board, plies)
             decided += value != 0
     assert decided > 50  # wins and losses within reach, not only draws, were compared
+
+
+def _plain_random_game(oracle, rng, plies, weights):
+    """The last board of a random game played move by move with place and four_through, and whether it was won."""
+    board, mover = oracle.EMPTY_BOARD, "X"
+    for _ in range(plies):
+        cols = oracle.open_columns(board)
+        if not cols:
+            break
+        col = rng.choices(cols, weights=[weights[c] for c in cols])[0] if weights else rng.choice(cols)
+        board, row = oracle.place(board, col, mover)
+        if oracle.four_through(board, row, col):
+            return board, True
+        mover = oracle.other(mover)
+    return board, False
+
+
+def test_ex08_bitboard_random_game_is_the_plain_one(ex08_oracle):
+    """Same games from the same rng: the checks' positions, and every later draw, stay as they were."""
+    oracle, draws = ex08_oracle, random.Random(9)
+    endings = set()
+    for _ in range(3000):
+        seed, plies = draws.randrange(2**32), draws.randint(0, 45)
+        weights = [draws.choice((0.2, 1, 1, 3, 8)) for _ in range(oracle.COLS)] if draws.random() < 0.4 else None
+        plain, fast = random.Random(seed), random.Random(seed)
+        expected = _plain_random_game(oracle, plain, plies, weights)
+        assert oracle.last_of_random_game(fast, plies, weights) == expected, (seed, plies, weights)
+        assert fast.getstate() == plain.getstate()
+        endings.add((expected[1], "." in expected[0][0]))
+    assert {(True, True), (False, True), (False, False)} <= endings  # wins, live games and full boards
 
 
 def _counted_evaluate(rules, board, player):

@@ -105,6 +105,36 @@ def mirror(board):
     return tuple(row[::-1] for row in board)
 
 
+def last_of_random_game(rng, plies, weights=None):
+    """(last board, whether its last move won) of a random game of at most plies plies from the empty board.
+
+    The same game, drawn with the same calls on rng, as playing it with place and four_through
+    (tests/authoring/test_oracles.py compares the two); it is the hot loop of the checks that
+    draw thousands of games to find one rare position, so it keeps a column's height and one
+    bitboard per player instead of building a board per move. Bit 7 * col + height is the cell
+    `height` up from the bottom of column col; the seventh bit of each column stays empty, so
+    no line runs from one column's top into the next column's bottom.
+    """
+    heights, bits, mover = [0] * COLS, [0, 0], 0
+    cells = [["."] * COLS for _ in range(ROWS)]
+    won = False
+    for _ in range(plies):
+        cols = [col for col in range(COLS) if heights[col] < ROWS]
+        if not cols:
+            break
+        col = rng.choices(cols, weights=[weights[c] for c in cols])[0] if weights else rng.choice(cols)
+        cells[ROWS - 1 - heights[col]][col] = "XO"[mover]
+        bits[mover] |= 1 << (7 * col + heights[col])
+        heights[col] += 1
+        # No four stood before this move (the game ends at the first), so a four now runs through it.
+        mine = bits[mover]
+        if any((pairs := mine & (mine >> shift)) & (pairs >> 2 * shift) for shift in (1, 6, 7, 8)):
+            won = True
+            break
+        mover = 1 - mover
+    return tuple("".join(row) for row in cells), won
+
+
 def forced(board, mover, plies, alpha=-1, beta=1):
     """+1 if mover can force four in a row within plies plies, -1 if the opponent can, else 0.
 

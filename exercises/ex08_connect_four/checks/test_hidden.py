@@ -23,6 +23,7 @@ from hidden_oracle import (
     four_through,
     good_moves,
     has_immediate_win,
+    last_of_random_game,
     line_owners,
     mirror,
     move_values,
@@ -75,17 +76,17 @@ def random_weights(rng):
 def live_position(rng, low=4, high=34, weights=None):
     """A random position of a game that is not over, after low..high plies."""
     while True:
-        boards, won = random_game(rng, rng.randint(low, high), weights)
-        if not won and open_columns(boards[-1]):
-            return boards[-1]
+        board, won = last_of_random_game(rng, rng.randint(low, high), weights)
+        if not won and open_columns(board):
+            return board
 
 
 def won_position(rng):
     """A random position where the last move made four in a row."""
     while True:
-        boards, won = random_game(rng, 42, random_weights(rng) if rng.random() < 0.5 else None)
+        board, won = last_of_random_game(rng, 42, random_weights(rng) if rng.random() < 0.5 else None)
         if won:
-            return boards[-1]
+            return board
 
 
 def positions_where(rng, wanted, accept, low=6, high=34):
