@@ -186,19 +186,6 @@ class GradingSession:
 
     def pytest_sessionstart(self, session):
         """Open the sandbox and boot its first worker now, so its interpreter starts while pytest collects."""
-        import traceback as _tb
-        def _dbg(signum, frame):
-            with open("/tmp/dbg/sigint.log", "a") as f:
-                f.write(f"SIGINT {os.getpid()} at:\n" + "".join(_tb.format_stack(frame)[-12:]) + "\n")
-            try:
-                signal.default_int_handler(signum, frame)
-            except BaseException as e:
-                with open("/tmp/dbg/sigint.log", "a") as f:
-                    f.write(f"raising {e!r}\n")
-                raise
-        signal.signal(signal.SIGINT, _dbg)
-        with open("/tmp/dbg/sigint.log", "a") as f:
-            f.write(f"installed in {os.getpid()}\n")
         if session.config.option.collectonly or self.settings.submission_error:
             return
         # Before any worker starts: workers keep to the CPU this process claims (also while it waits).
