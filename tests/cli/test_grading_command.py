@@ -289,45 +289,58 @@ def test_crashes_are_said_in_words(toy_kit, tmp_path):
     assert "the worker" not in out
 
 
-def _worker_of(grade_pid: int, deadline: float) -> int | None:
-    """The pid of a sandbox worker of this grade (under its reaper, a child of the grade), once one is up."""
-    while time.monotonic() < deadline:
-        reapers = [entry.name for entry in Path("/proc").iterdir() if entry.name.isdigit()
-                   and _parent(entry) == grade_pid]
-        for entry in Path("/proc").iterdir():
+def _command_lines() -> dict[int, list[bytes]]:
+    """Every process's pid and command line, as /proc shows them."""
+    found = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
             with contextlib.suppress(OSError):
-                if entry.name.isdigit() and any(f'"grade_pid": {reaper},'.encode() in (entry / "cmdline").read_bytes()
-                                                for reaper in reapers):
-                    return int(entry.name)
-        time.sleep(0.05)
+                found[int(entry.name)] = (entry / "cmdline").read_bytes().split(b"\0")
+    return found
+
+
+def _grade_let_go(kit: Path, seed: int) -> tuple[Path, int] | None:
+    """The run folder and reaper of the grade of `kit` once its runner has handed pytest the settings of `seed`."""
+    from grader.sandbox import reaper_command
+
+    reaper = [arg.encode() for arg in reaper_command([])[:-1]]  # its interpreter, flags and script, before `--`
+    for pid, args in _command_lines().items():
+        if args[:len(reaper)] == reaper and b"--grade-run" in args and str(kit).encode() in args:
+            folder = Path(args[args.index(b"--grade-run") + 1].decode())
+            with contextlib.suppress(OSError, ValueError):
+                if json.loads((folder / "settings.json").read_text(encoding="utf-8"))["seed"] == seed:
+                    return folder, pid
     return None
 
 
-def _parent(entry: Path) -> int | None:
-    with contextlib.suppress(OSError, ValueError):
-        return int(next(line for line in (entry / "status").read_text().splitlines()
-                        if line.startswith("PPid:")).split()[1])
-    return None
+def _has_worker(reaper: int) -> bool:
+    """Whether a sandbox worker of the grade under this reaper is up: pytest's session has started."""
+    return any(f'"grade_pid": {reaper},'.encode() in b" ".join(args) for args in _command_lines().values())
 
 
-@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="finds the grade's worker through /proc")
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="follows the grade's processes through /proc")
 def test_ctrl_c_during_a_grade_stops_it_at_once_in_one_line_with_exit_130(toy_kit):
     from grader.grading.pytest_run import INTERRUPT_GRACE
     from tests.cli.test_watch import RESTORE_CTRL_C
     from tests.conftest import GRADE
 
-    # Ctrl-C comes as soon as the grade's worker is up, while pytest collects the checks (one check file
-    # takes seconds to import); the student's module would never finish importing.
+    # Ctrl-C comes once the runner has let the grade go, while pytest still collects the checks (one
+    # check file takes seconds to import); the student's module would never finish importing.
     exercise = toy_kit.root / "exercises" / "ex01_toy"
-    (exercise / "checks" / "test_slow_to_collect.py").write_text(
-        'import time\n\ntime.sleep(10)\n\n\ndef test_nothing(student):\n    """nothing"""\n', encoding="utf-8")
+    with open(exercise / "checks" / "test_hidden.py", "a", encoding="utf-8") as checks:
+        checks.write("\n\nimport time\n\ntime.sleep(10)\n")
     (exercise / "toy.py").write_text("while True:\n    pass\n", encoding="utf-8")
-    process = subprocess.Popen([sys.executable, "-c", RESTORE_CTRL_C, *GRADE[1:], "ex01", "--kit", str(toy_kit.root)],
-                               cwd=toy_kit.root, env={**os.environ, **NARROW}, stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE, text=True)
+    process = subprocess.Popen([sys.executable, "-c", RESTORE_CTRL_C, *GRADE[1:], "ex01", "--seed", "5",
+                                "--kit", str(toy_kit.root)], cwd=toy_kit.root, env={**os.environ, **NARROW},
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        worker = _worker_of(process.pid, time.monotonic() + 60)
-        assert worker is not None
+        deadline, let_go = time.monotonic() + 60, None
+        while not (let_go and _has_worker(let_go[1])) and time.monotonic() < deadline:
+            let_go = _grade_let_go(toy_kit.root, 5)
+            time.sleep(0.05)
+        assert let_go is not None and _has_worker(let_go[1])
+        run_folder, reaper = let_go
+        time.sleep(0.2)  # the runner writes the word to go just after the settings, and pytest collects for 10 s
         pressed = time.monotonic()
         process.send_signal(signal.SIGINT)
         out, err = process.communicate(timeout=60)
@@ -338,8 +351,8 @@ def test_ctrl_c_during_a_grade_stops_it_at_once_in_one_line_with_exit_130(toy_ki
             process.wait()
     assert process.returncode == 130, out + err
     assert err == "grade: stopped by Ctrl-C\n"
-    assert not (toy_kit.root / "reports").exists()
-    assert not Path(f"/proc/{worker}").exists()
+    assert not (toy_kit.root / "reports").exists() and not run_folder.exists()
+    assert not _has_worker(reaper) and not [args for args in _command_lines().values() if str(toy_kit.root).encode() in args]
     # Not a speed check: a grading process that did not stop on its own is killed only once this
     # grace has passed (a Ctrl-C during collection used to wait for the student's import instead).
     assert stopped_after < INTERRUPT_GRACE
