@@ -58,9 +58,9 @@ def ex03_draws(m):
         "test_best_child_random": lambda rng: m.mixed_trees(rng, bare_leaves=False),
         "test_tie_heavy_random_trees": lambda rng: m.tie_heavy_trees(rng),
         "test_deep_trees": lambda rng: m.deep_trees(rng),
-        "test_large_trees[uniform]": lambda rng: m.large_tree(rng, "uniform"),
-        "test_large_trees[ragged]": lambda rng: m.large_tree(rng, "ragged"),
-        "test_large_trees[broom]": lambda rng: m.large_tree(rng, "broom"),
+        "test_large_trees[uniform]": lambda rng: m.large_tree(rng, "uniform")[0],
+        "test_large_trees[ragged]": lambda rng: m.large_tree(rng, "ragged")[0],
+        "test_large_trees[broom]": lambda rng: m.large_tree(rng, "broom")[0],
         "test_tree_not_mutated": lambda rng: [
             m.uniform_tree(rng, 3, 4, m.few_values_leaf((0, 1, 2))),
             m.ragged_tree(rng, 6, (1, 2, 3), m.mixed_leaf, 0.25, m.RAGGED_MAX_LEAVES),

@@ -9,6 +9,8 @@ search can see within its depth (a heuristic score always lies strictly between 
 win), never by its column.
 """
 
+from itertools import accumulate
+
 ROWS, COLS = 6, 7
 EMPTY_BOARD = ("." * COLS,) * ROWS
 # (row step, column step) of the four kinds of line: across, down, and the two diagonals.
@@ -111,28 +113,54 @@ def last_of_random_game(rng, plies, weights=None):
     The same game, drawn with the same calls on rng, as playing it with place and four_through
     (tests/authoring/test_oracles.py compares the two); it is the hot loop of the checks that
     draw thousands of games to find one rare position, so it keeps a column's height and one
-    bitboard per player instead of building a board per move. Bit 7 * col + height is the cell
+    bitboard per player instead of building a board per move, and the open columns (with their
+    cumulative weights) change only when a column fills. Bit 7 * col + height is the cell
     `height` up from the bottom of column col; the seventh bit of each column stays empty, so
     no line runs from one column's top into the next column's bottom.
     """
     heights, bits, mover = [0] * COLS, [0, 0], 0
-    cells = [["."] * COLS for _ in range(ROWS)]
+    cols = list(range(COLS))
+    cum_weights = list(accumulate(weights)) if weights else None
     won = False
     for _ in range(plies):
-        cols = [col for col in range(COLS) if heights[col] < ROWS]
-        if not cols:
-            break
-        col = rng.choices(cols, weights=[weights[c] for c in cols])[0] if weights else rng.choice(cols)
-        cells[ROWS - 1 - heights[col]][col] = "XO"[mover]
-        bits[mover] |= 1 << (7 * col + heights[col])
-        heights[col] += 1
+        # rng.choices with the running sums of the open columns' weights draws as it does with the
+        # weights themselves: it would add them up the same way.
+        col = rng.choices(cols, cum_weights=cum_weights)[0] if weights else rng.choice(cols)
+        height = heights[col]
+        mine = bits[mover] = bits[mover] | 1 << (7 * col + height)
+        heights[col] = height + 1
         # No four stood before this move (the game ends at the first), so a four now runs through it.
-        mine = bits[mover]
-        if any((pairs := mine & (mine >> shift)) & (pairs >> 2 * shift) for shift in (1, 6, 7, 8)):
+        pairs = mine & (mine >> 1)
+        if pairs & (pairs >> 2):
+            won = True
+            break
+        pairs = mine & (mine >> 7)
+        if pairs & (pairs >> 14):
+            won = True
+            break
+        pairs = mine & (mine >> 6)
+        if pairs & (pairs >> 12):
+            won = True
+            break
+        pairs = mine & (mine >> 8)
+        if pairs & (pairs >> 16):
             won = True
             break
         mover = 1 - mover
-    return tuple("".join(row) for row in cells), won
+        if height + 1 == ROWS:
+            cols.remove(col)
+            if not cols:
+                break
+            if weights:
+                cum_weights = list(accumulate(weights[c] for c in cols))
+    return _board_of(heights, bits[0]), won
+
+
+def _board_of(heights, x_bits):
+    """The board whose columns hold heights[col] pieces, X where x_bits has the cell's bit."""
+    return tuple("".join("." if height <= row else "X" if x_bits >> (7 * col + row) & 1 else "O"
+                         for col, height in enumerate(heights))
+                 for row in range(ROWS - 1, -1, -1))
 
 
 def forced(board, mover, plies, alpha=-1, beta=1):
@@ -141,15 +169,45 @@ def forced(board, mover, plies, alpha=-1, beta=1):
     board must not be over. A full board is a draw (0). The value is exact when it lies strictly
     between alpha and beta; at or below alpha it says only that it is no more, and at or above
     beta that it is no less (alpha-beta in negamax form: the default window gives it exactly).
+    The search runs on bitboards (see last_of_random_game), trying the columns in the order
+    open_columns gives them; tests/authoring/test_oracles.py holds it to a plain look-ahead.
     """
+    heights, bits = [0] * COLS, {"X": 0, "O": 0}
+    for row in range(ROWS):
+        for col, cell in enumerate(board[ROWS - 1 - row]):
+            if cell != ".":
+                bits[cell] |= 1 << (7 * col + row)
+                heights[col] = row + 1
+    return _forced_bits(heights, bits[mover], bits[other(mover)], plies, alpha, beta)
+
+
+def _has_four(bits):
+    """Whether the bitboard holds four in a row, in any of the four directions."""
+    for shift in (1, 7, 6, 8):
+        pairs = bits & (bits >> shift)
+        if pairs & (pairs >> 2 * shift):
+            return True
+    return False
+
+
+def _forced_bits(heights, mine, theirs, plies, alpha, beta):
+    """forced on bitboards: mine are the mover's pieces, theirs the opponent's, neither with a four."""
     if plies == 0:
         return 0
     best = None
-    for col in open_columns(board):
-        child, row = place(board, col, mover)
-        if four_through(child, row, col):
+    for col in range(COLS):
+        height = heights[col]
+        if height == ROWS:
+            continue
+        placed = mine | 1 << (7 * col + height)
+        if _has_four(placed):  # mine had none, so this four runs through the new piece
             return 1
-        value = -forced(child, other(mover), plies - 1, -beta, -alpha) if plies > 1 else 0
+        if plies > 1:
+            heights[col] = height + 1
+            value = -_forced_bits(heights, theirs, placed, plies - 1, -beta, -alpha)
+            heights[col] = height
+        else:
+            value = 0
         if best is None or value > best:
             best = value
         alpha = max(alpha, value)

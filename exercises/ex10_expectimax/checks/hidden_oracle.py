@@ -141,6 +141,9 @@ def has_line(board, mark):
     return any(board[a] == board[b] == board[c] == mark for a, b, c in LINES)
 
 
+# Memoised, as expected and perfect are: a pure function of a board string, asked about every
+# reachable position again and again by the searches and the checks that walk them all.
+@cache
 def is_over(board):
     return has_line(board, "X") or has_line(board, "O") or " " not in board
 
@@ -180,6 +183,7 @@ def perfect(board, me) -> int:
     return max(after) if to_move(board) == me else min(after)
 
 
+@cache
 def best_vs_random(board) -> int:
     """The smallest square with the best exact expected score for the side to move."""
     me = to_move(board)
@@ -187,11 +191,12 @@ def best_vs_random(board) -> int:
     return min(square for square, worth in values.items() if worth == max(values.values()))
 
 
-def minimax_best_squares(board) -> set:
+@cache
+def minimax_best_squares(board) -> frozenset:
     """Every square that keeps the side to move's minimax value."""
     me = to_move(board)
     values = {square: perfect(play(board, square), me) for square in moves(board)}
-    return {square for square, worth in values.items() if worth == max(values.values())}
+    return frozenset(square for square, worth in values.items() if worth == max(values.values()))
 
 
 def reachable(board):
