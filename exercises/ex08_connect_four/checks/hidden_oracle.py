@@ -130,20 +130,7 @@ def last_of_random_game(rng, plies, weights=None):
         mine = bits[mover] = bits[mover] | 1 << (7 * col + height)
         heights[col] = height + 1
         # No four stood before this move (the game ends at the first), so a four now runs through it.
-        pairs = mine & (mine >> 1)
-        if pairs & (pairs >> 2):
-            won = True
-            break
-        pairs = mine & (mine >> 7)
-        if pairs & (pairs >> 14):
-            won = True
-            break
-        pairs = mine & (mine >> 6)
-        if pairs & (pairs >> 12):
-            won = True
-            break
-        pairs = mine & (mine >> 8)
-        if pairs & (pairs >> 16):
+        if _has_four(mine):
             won = True
             break
         mover = 1 - mover
