@@ -7,7 +7,7 @@ import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from grader.catalog import PUBLIC_CHECKS, Exercise, Kit, KitError
 from grader.failures import FailureKind
@@ -17,6 +17,9 @@ from grader.outcomes import Status
 from grader.grading import REFERENCE, StopAt, alike, grade, grade_recording_calls, in_parallel
 from grader.run_contract import CallRecording
 from grader.submission import Submission
+
+if TYPE_CHECKING:
+    from grader.grading import Launcher
 
 T = TypeVar("T")
 
@@ -181,8 +184,10 @@ def _stop_at(kind: str, mutant: Mutant | None) -> StopAt:
     return StopAt.NEVER
 
 
-def check_exercise(kit: Kit, exercise: Exercise, seeds=DEFAULT_SEEDS, jobs: int | None = None) -> ExerciseCheck:
-    """Grade the exercise's reference, alts, wrongs (under every seed) and stub, and say what is wrong."""
+def check_exercise(kit: Kit, exercise: Exercise, seeds=DEFAULT_SEEDS, jobs: int | None = None,
+                   launcher: Launcher | None = None) -> ExerciseCheck:
+    """Grade the exercise's reference, alts, wrongs (under every seed) and stub, and say what is wrong;
+    with `launcher` (grading.grading_launcher()), every grading process is forked from it."""
     result = ExerciseCheck(exercise, problems=static_problems(kit, exercise))
     solutions = exercise.solution_dir(kit.root)
     reference = solutions / exercise.module
@@ -217,11 +222,11 @@ def check_exercise(kit: Kit, exercise: Exercise, seeds=DEFAULT_SEEDS, jobs: int 
             kind, path, seed = job
             if kind == "reference":  # its calls, every check's, are what the known mistakes are told apart on
                 report, calls["reference"] = grade_recording_calls(kit, exercise, Submission(path, path.name),
-                                                                   CallRecording.ALL)
+                                                                   CallRecording.ALL, launcher=launcher)
                 return job, report
             stop_at = _stop_at(kind, mutants.get(path))
             return job, grade(kit, exercise, Submission(path, path.name), seed=seed, stop_at=stop_at,
-                              diagnosis_limit_s=DIAGNOSIS_PROOF_LIMIT_S, explain=False)
+                              diagnosis_limit_s=DIAGNOSIS_PROOF_LIMIT_S, explain=False, launcher=launcher)
 
         outcomes = regraded_alone(in_parallel(run, runs, jobs), run,
                                   lambda job, report: rests_on_a_timeout(job[0], mutants.get(job[1]), job[2], report))
@@ -314,7 +319,8 @@ def fair_seeds(count: int) -> tuple[int, ...]:
     return tuple(range(1, count + 1))
 
 
-def check_fairness(kit: Kit, exercise: Exercise, seeds: tuple[int, ...], jobs: int | None = None) -> ExerciseCheck:
+def check_fairness(kit: Kit, exercise: Exercise, seeds: tuple[int, ...], jobs: int | None = None,
+                   launcher: Launcher | None = None) -> ExerciseCheck:
     """Grade the reference and every alt under each seed: each must get full marks on every one.
 
     Only an exercise with a seed-dependent check is graded; for the others one seed proves as much
@@ -330,7 +336,7 @@ def check_fairness(kit: Kit, exercise: Exercise, seeds: tuple[int, ...], jobs: i
     runs = [(path, seed) for path in correct for seed in seeds]
 
     def run(job):
-        return job, grade(kit, exercise, Submission(job[0], job[0].name), seed=job[1])
+        return job, grade(kit, exercise, Submission(job[0], job[0].name), seed=job[1], launcher=launcher)
 
     outcomes = regraded_alone(in_parallel(run, runs, jobs), run,
                               lambda job, report: rests_on_a_timeout("alt", None, job[1], report))

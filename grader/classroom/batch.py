@@ -8,7 +8,7 @@ import statistics
 from collections import Counter
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from grader import __version__
 from grader.catalog import Exercise, Kit, KitError
@@ -19,6 +19,9 @@ from grader.classroom.folder import ClassFolder, inputs_path
 from grader.grading import expected_grade_seconds, grade, in_parallel
 from grader.report import ReportError, read_report, render
 from grader.submission import Submission, submission_fingerprint
+
+if TYPE_CHECKING:
+    from grader.grading import Launcher
 
 
 @dataclass(frozen=True)
@@ -107,7 +110,8 @@ def _reusable(report_path: Path, inputs: GradingInputs) -> tuple[dict | None, Re
 
 
 def run_batch(kit: Kit, exercises: list[Exercise], students: list[Student], out: Path, *, jobs: int | None,
-              force: bool, seed: int | None, advance: Callable[[], None]) -> tuple[dict, Counter]:
+              force: bool, seed: int | None, advance: Callable[[], None],
+              launcher: Launcher | None = None) -> tuple[dict, Counter]:
     """Grade every student on every exercise; returns {student: {exercise id: report}} and why each was (re)graded."""
     out.mkdir(parents=True, exist_ok=True)
     results: dict[str, dict[str, dict]] = {student.name: {} for student in students}
@@ -122,7 +126,8 @@ def run_batch(kit: Kit, exercises: list[Exercise], students: list[Student], out:
             stored, reason = _reusable(report_path, inputs)
             if stored is not None:
                 return student.name, exercise.id, stored, reason
-        report = grade(kit, exercise, Submission(student.path, f"{student.name}/{student.path.name}"), seed=seed)
+        report = grade(kit, exercise, Submission(student.path, f"{student.name}/{student.path.name}"), seed=seed,
+                       launcher=launcher)
         report_path.parent.mkdir(parents=True, exist_ok=True)
         report_path.write_text(render(report, "json"), encoding="utf-8")
         inputs_path(report_path).write_text(json.dumps(asdict(inputs)) + "\n", encoding="utf-8")

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from grader.grading import ReadyGrade
+    from grader.grading import Launcher
     from grader.submission import Submission
 
 EXIT_PASS, EXIT_LOST_POINTS, EXIT_USAGE = 0, 1, 2
@@ -113,8 +114,10 @@ def _refuse_bad_watch(args) -> None:
         raise KitError("--watch needs an exercise, such as grade ex04 --watch")
 
 
-def _grade_one(args, kit: Kit, exercise: Exercise, ready: ReadyGrade | None = None) -> tuple[dict, list[str]]:
-    """Grade one exercise as the arguments say (in `ready`, when given); update reports/ for the student's own work."""
+def _grade_one(args, kit: Kit, exercise: Exercise, ready: ReadyGrade | None = None,
+               launcher: Launcher | None = None) -> tuple[dict, list[str]]:
+    """Grade one exercise as the arguments say (in `ready`, or forked by `launcher`, when given); update
+    reports/ for the student's own work."""
     from grader.grading import grade
 
     if args.mutant is not None:
@@ -129,7 +132,8 @@ def _grade_one(args, kit: Kit, exercise: Exercise, ready: ReadyGrade | None = No
             report = grade(kit, exercise, Submission(path, f"mutant {mutant.name} of {exercise.module}"), seed=args.seed)
         return report, []
     submission, own_work = _submission(args, kit, exercise)
-    report = ready.grade(submission, seed=args.seed) if ready else grade(kit, exercise, submission, seed=args.seed)
+    report = (ready.grade(submission, seed=args.seed) if ready
+              else grade(kit, exercise, submission, seed=args.seed, launcher=launcher))
     where = []
     if own_work:
         path = kit.progress_path(exercise)
@@ -199,24 +203,27 @@ def run_watch(args, kit: Kit, exercise: Exercise, terminal: LazyConsole) -> int:
 
 def _grade_all(args, kit: Kit, exercises: list[Exercise]) -> list[tuple[dict, list[str]]]:
     """Grade each exercise (side by side when several), loading the display meanwhile unless the report goes to stdout."""
-    from grader.grading import ReadyGrade, expected_grade_seconds, in_parallel
+    from grader.grading import ReadyGrade, expected_grade_seconds, grading_launcher, in_parallel
 
-    if len(exercises) == 1 and args.mutant is None:
-        # One grade's pytest starts first, and the display loads while it starts: a thread importing
-        # rich beforehand would share this interpreter's lock with everything that comes before it.
-        ready = ReadyGrade(kit, exercises[0])
-        try:
-            if args.output != "-":
-                _load_display_meanwhile()
-            return [_grade_one(args, kit, exercises[0], ready)]
-        finally:
-            ready.close()  # graded or not (a missing file): its process and folder go
-    if args.output != "-":
-        _load_display_meanwhile()
-    # Exercises are graded side by side, one per CPU: each grading process claims a CPU of its own,
-    # so none of them waits for another or runs short of its time limits. The ones whose last grade
-    # took longest go first.
-    return in_parallel(lambda exercise: _grade_one(args, kit, exercise), exercises, cost=expected_grade_seconds)
+    # Every grading process is forked from one launcher, which imports pytest and the plugins once.
+    with grading_launcher() or contextlib.nullcontext() as launcher:
+        if len(exercises) == 1 and args.mutant is None:
+            # One grade's pytest starts first, and the display loads while it starts: a thread importing
+            # rich beforehand would share this interpreter's lock with everything that comes before it.
+            ready = ReadyGrade(kit, exercises[0], launcher=launcher)
+            try:
+                if args.output != "-":
+                    _load_display_meanwhile()
+                return [_grade_one(args, kit, exercises[0], ready)]
+            finally:
+                ready.close()  # graded or not (a missing file): its process and folder go
+        if args.output != "-":
+            _load_display_meanwhile()
+        # Exercises are graded side by side, one per CPU: each grading process claims a CPU of its own,
+        # so none of them waits for another or runs short of its time limits. The ones whose last grade
+        # took longest go first.
+        return in_parallel(lambda exercise: _grade_one(args, kit, exercise, launcher=launcher), exercises,
+                           cost=expected_grade_seconds)
 
 
 def run(argv: list[str], terminal: LazyConsole) -> int:

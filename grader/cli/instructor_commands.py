@@ -7,6 +7,7 @@ KitError escapes to `grader.cli.app`, which says it in one line with exit code 2
 from __future__ import annotations
 
 import argparse
+import contextlib
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -25,6 +26,7 @@ def run_check(args: argparse.Namespace, console: Console) -> int:
     """One line per exercise: what held, or every problem found; exit 1 if any exercise is unsound."""
     from grader.cli import instructor_view as display
     from grader.authoring import DEFAULT_SEEDS, check_exercise, check_fairness, fair_seeds
+    from grader.grading import grading_launcher
 
     kit = Kit.find(Path.cwd(), args.kit)
     if args.all == bool(args.exercises):
@@ -40,10 +42,13 @@ def run_check(args: argparse.Namespace, console: Console) -> int:
             display.print_soundness(console, folder.name, [], [str(exc)])
             sound = False
             continue
-        if args.fair_seeds:
-            result = check_fairness(kit, exercise, fair_seeds(args.fair_seeds), jobs=args.jobs)
-        else:
-            result = check_exercise(kit, exercise, seeds=args.seeds or DEFAULT_SEEDS, jobs=args.jobs)
+        # Every grading process of the exercise's check is forked from one launcher (grading_launcher).
+        with grading_launcher() or contextlib.nullcontext() as launcher:
+            if args.fair_seeds:
+                result = check_fairness(kit, exercise, fair_seeds(args.fair_seeds), jobs=args.jobs, launcher=launcher)
+            else:
+                result = check_exercise(kit, exercise, seeds=args.seeds or DEFAULT_SEEDS, jobs=args.jobs,
+                                        launcher=launcher)
         display.print_soundness(console, exercise.name, result.facts, result.problems)
         sound = sound and result.ok
     return EXIT_PASS if sound else EXIT_LOST_POINTS
@@ -118,6 +123,7 @@ def run_batch(args: argparse.Namespace, console: Console) -> int:
     """`grade batch DIR --exercise exNN|--all --jobs N --out OUT`: grade a class into reports and grades.csv."""
     from grader import classroom
     from grader.cli import instructor_view as display
+    from grader.grading import grading_launcher
 
     _refuse_bad_gradebook(args)
     kit = Kit.find(Path.cwd(), args.kit)
@@ -130,10 +136,11 @@ def run_batch(args: argparse.Namespace, console: Console) -> int:
         lms = classroom.LMS_FORMATS[args.gradebook]
         matching = _matched_roster(classroom.read_roster(args.roster, lms), [student.name for student in students],
                                    args.folder, allow_missing=args.allow_missing)
-    with display.batch_progress(console) as progress:
+    with display.batch_progress(console) as progress, grading_launcher() or contextlib.nullcontext() as launcher:
         task = progress.add_task("grading", total=len(students) * len(exercises))
         results, reasons = classroom.run_batch(kit, exercises, students, args.out, jobs=args.jobs, force=args.force,
-                                          seed=args.seed, advance=lambda: progress.advance(task))
+                                               seed=args.seed, advance=lambda: progress.advance(task),
+                                               launcher=launcher)
     out = classroom.ClassFolder(args.out)
     classroom.write_gradebook(results, [exercise.id for exercise in exercises], out.gradebook)
     display.print_batch_summary(console, classroom.distribution(results, exercises), len(exercises), reasons,

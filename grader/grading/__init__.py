@@ -15,6 +15,8 @@ EXPORTS = {
     "StopAt": "runner",
     "grade_recording_calls": "runner",
     "ReadyGrade": "runner",
+    "grading_launcher": "pytest_run",
+    "Launcher": "pytest_run",
     "expected_grade_seconds": "costs",
     "alike": "diagnosis",
     "mistake_digests": "sealed_mistakes",

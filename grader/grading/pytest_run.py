@@ -18,6 +18,7 @@ from grader.catalog import Exercise, Kit, KitError
 from grader.run_contract import Collected, RunFiles, RunSettings, SandboxFacts, StopAt, read_json
 from grader import sandbox  # the face: the rest of the sandbox loads on first use, once pytest is started
 from grader.sandbox import linux_mechanisms, reaper_command  # the reaper's script: the standard library only
+from grader.sandbox import Launcher  # the standard library and the reaper: what a grade needs first
 from grader.text import write_bytes_atomically
 
 # Collecting the checks and importing the module must finish within this, before budgets apply.
@@ -34,15 +35,17 @@ PYTEST_INTERNAL_ERROR = 3
 # The grading process's hash seed, one for every run (see start_pytest).
 GRADING_HASH_SEED = "0"
 # pytest's built-in plugins that a grading run leaves out (see _pytest_command).
+# What a launcher imports once for all the grades it starts: pytest, the plugins a grading run loads,
+# and pytest's built-in plugins that it loads (an import that every grade would otherwise repeat).
+LAUNCHER_PRELOAD = ("pytest", "pytest_timeout", "pytest_jsonreport.plugin", PLUGIN, "grader.checks",
+                    "_pytest.faulthandler", "_pytest.helpconfig", "_pytest.skipping", "_pytest._argcomplete")
 UNUSED_PYTEST_PLUGINS = ("junitxml", "doctest", "pastebin", "debugging", "setuponly", "setupplan", "stepwise",
                          "unittest", "tmpdir", "monkeypatch", "recwarn", "logging", "subtests", "threadexception")
 
 
-def _pytest_command(files: RunFiles, kit: Kit, exercise: Exercise, check_files: list[Path]) -> list[str]:
+def _pytest_arguments(files: RunFiles, kit: Kit, exercise: Exercise, check_files: list[Path]) -> list[str]:
+    """pytest's command line for one grade (after `python -S -P -m pytest`)."""
     return [
-        # -S: no `site`, whose .pth files (an editable install's finder among them) cost every grade
-        # tens of milliseconds; the import path comes whole from this process (_grading_path).
-        sys.executable, "-S", "-P", "-m", "pytest",
         # Plugins are loaded by name only, so nothing else installed can join the grading run.
         "-p", "pytest_timeout", "-p", "pytest_jsonreport.plugin", "-p", PLUGIN,
         # No cache folder; and no unraisable-exception plugin, whose garbage collections at the end
@@ -100,7 +103,10 @@ def _wait_for_pytest(process: subprocess.Popen, files: RunFiles, started: float)
 
 @contextlib.contextmanager
 def _exit_watch(process: subprocess.Popen):
-    """A pidfd that becomes readable when the process exits, where Linux offers one, else None."""
+    """A descriptor that becomes readable when the process exits, where Linux offers one, else None."""
+    if hasattr(process, "exit_fd"):  # a launched reaper's own (sandbox.Launcher), kept open by it
+        yield process.exit_fd()
+        return
     try:
         pidfd = os.pidfd_open(process.pid) if linux_mechanisms() else None
     except (AttributeError, OSError):
@@ -122,15 +128,15 @@ def end_reaper(process: subprocess.Popen, signum: int, grace: float) -> None:
     grade left. SIGKILL to its group is the last resort, and then its orphans go to init.
     """
     for signal_now, wait in ((signum, grace), (signal.SIGTERM, REAPER_GRACE)):
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(process.pid, signal_now)
+        process.send_signal(signal_now)  # nothing once it has ended, so a pid reused since is never hit
         try:
             process.wait(timeout=wait)
             return
         except subprocess.TimeoutExpired:
             continue
     with contextlib.suppress(ProcessLookupError):
-        os.killpg(process.pid, signal.SIGKILL)
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)  # the reaper leads its own session and group
     process.wait()
 
 
@@ -155,9 +161,10 @@ def run_checks(kit: Kit, exercise: Exercise, files: RunFiles, settings: RunSetti
 
 
 def start_pytest(kit: Kit, exercise: Exercise, files: RunFiles, settings: RunSettings,
-                  collect_only: bool = False, wait_fd: int | None = None) -> subprocess.Popen:
-    """Lay out the checks and start pytest on them under the grade's reaper; with `wait_fd`, it
-    collects, then waits on that pipe for the word that the run's settings are written (ReadyGrade)."""
+                  collect_only: bool = False, wait_fd: int | None = None, launcher: Launcher | None = None):
+    """Lay out the checks and start pytest on them under the grade's reaper (forked by `launcher`, if
+    given); with `wait_fd`, it collects, then waits on that pipe for the word that the run's settings
+    are written (ReadyGrade)."""
     checks_dir = files.pytest_root / "checks"
     checks_dir.mkdir(parents=True)
     # The checks and their helpers, with the shared helpers beside them as pytest imports them. All
@@ -174,6 +181,33 @@ def start_pytest(kit: Kit, exercise: Exercise, files: RunFiles, settings: RunSet
     if not check_files:
         raise KitError(f"{exercise.checks_dir}: no test_*.py check files")
     settings.write(files.settings)
+    arguments = _pytest_arguments(files, kit, exercise, check_files) + (["--collect-only"] if collect_only else [])
+    if settings.stop_at is StopAt.FIRST_FAILURE:
+        arguments.append("--maxfail=1")
+    with open(files.log, "wb") as log:
+        if launcher is not None:  # forked by the launcher, under a reaper it forks first
+            waiting = () if wait_fd is None else ("--grade-wait", 0)  # 0: the first of pass_fds
+            with contextlib.suppress(sandbox.LauncherEnded):  # killed (by a student, not as root): start afresh
+                return launcher.launch(sandbox.Launch("pytest", (*arguments, *waiting), _grading_env(),
+                                                      str(files.pytest_root), () if wait_fd is None else (wait_fd,)),
+                                       log.fileno())
+        if wait_fd is not None:
+            arguments += ["--grade-wait", str(wait_fd)]
+        # pytest runs under a reaper of this grade's own, which kills what the grade leaves behind and
+        # nothing else. Its own session: the terminal's Ctrl-C reaches only grade, which passes it on
+        # (see end_reaper).
+        return subprocess.Popen(
+            # -S: no `site`, whose .pth files (an editable install's finder among them) cost every grade
+            # tens of milliseconds; the import path comes whole from this process (_grading_path).
+            reaper_command([sys.executable, "-S", "-P", "-m", "pytest", *arguments]),
+            cwd=files.pytest_root, env=_grading_env(),
+            stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+            pass_fds=() if wait_fd is None else (wait_fd,),
+        )
+
+
+def _grading_env() -> dict[str, str]:
+    """The grading process's environment: this process's, less what would change a report, plus the run's own."""
     # pytest writes long "Full diff" explanations (difflib, slow on big values) when it sees CI or
     # BUILD_NUMBER set; a report must not depend on where it was graded, so they are left out.
     env = {name: value for name, value in os.environ.items() if name not in ("CI", "BUILD_NUMBER")}
@@ -185,21 +219,17 @@ def start_pytest(kit: Kit, exercise: Exercise, files: RunFiles, settings: RunSet
                # submission and seed give the same report, also from a process started before the
                # submission (and so its seed) was known.
                PYTHONHASHSEED=GRADING_HASH_SEED)
-    command = _pytest_command(files, kit, exercise, check_files) + (["--collect-only"] if collect_only else [])
-    if wait_fd is not None:
-        command += ["--grade-wait", str(wait_fd)]
-    if settings.stop_at is StopAt.FIRST_FAILURE:
-        command.append("--maxfail=1")
-    # pytest runs under a reaper of this grade's own, which kills what the grade leaves behind and
-    # nothing else. Its own session: the terminal's Ctrl-C reaches only grade, which passes it on
-    # (see end_reaper).
-    command = reaper_command(command)
-    with open(files.log, "wb") as log:
-        return subprocess.Popen(
-            command, cwd=files.pytest_root, env=env,
-            stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
-            pass_fds=() if wait_fd is None else (wait_fd,),
-        )
+    return env
+
+
+def grading_launcher() -> Launcher | None:
+    """A launcher for the grades this process will run, where Linux offers its mechanisms; else None,
+    and each grade starts a fresh interpreter. Close it when the grades are done."""
+    if not linux_mechanisms() or not hasattr(os, "pidfd_open"):
+        return None
+    # Its interpreter starts as a grading process's would (-S -P, the same environment), so a grade
+    # it forks runs as one started afresh would.
+    return sandbox.Launcher(_grading_env(), LAUNCHER_PRELOAD)
 
 
 def finish_pytest(process: subprocess.Popen, exercise: Exercise, files: RunFiles, started: float,

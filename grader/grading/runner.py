@@ -38,6 +38,7 @@ from grader.run_contract import (
 
 if TYPE_CHECKING:
     from grader.grading.replay import RecordedCall
+    from grader.grading.pytest_run import Launcher
     from grader.submission import Submission
 
 T = TypeVar("T")
@@ -52,8 +53,8 @@ class ReadyGrade:
     handed its copy only then, so a ready grade has run no student code, earlier or current.
     """
 
-    def __init__(self, kit: Kit, exercise: Exercise, stop_at: StopAt = StopAt.NEVER):
-        self.kit, self.exercise, self.stop_at = kit, exercise, stop_at
+    def __init__(self, kit: Kit, exercise: Exercise, stop_at: StopAt = StopAt.NEVER, launcher: Launcher | None = None):
+        self.kit, self.exercise, self.stop_at, self.launcher = kit, exercise, stop_at, launcher
         self.files = RunFiles(Path(tempfile.mkdtemp(prefix="minimax-kit-run-")))
         self.used = self.swept = False
         wait_r, self._go_w = os.pipe()
@@ -61,7 +62,7 @@ class ReadyGrade:
             # Collection needs only what every run of the exercise shares; the rest comes with the submission.
             self.process = start_pytest(kit, exercise, self.files,
                                         _run_settings(exercise, 0, self.files.submission, None, stop_at=stop_at),
-                                        wait_fd=wait_r)
+                                        wait_fd=wait_r, launcher=launcher)
         except BaseException:
             os.close(self._go_w)
             shutil.rmtree(self.files.folder, ignore_errors=True)
@@ -121,23 +122,26 @@ def collect_checks(kit: Kit, exercise: Exercise) -> tuple[Check, ...]:
 
 
 def grade(kit: Kit, exercise: Exercise, submission: Submission, seed: int | None = None,
-          stop_at: StopAt = StopAt.NEVER, diagnosis_limit_s: float | None = None, explain: bool = True) -> dict:
+          stop_at: StopAt = StopAt.NEVER, diagnosis_limit_s: float | None = None, explain: bool = True,
+          launcher: Launcher | None = None) -> dict:
     """Grade one submission of one exercise and return the native report.
 
     `stop_at` may end the grade early, when only whether the submission loses points matters (the
     mutation report, grade check's mistakes): a mutant that makes the search slow then costs one
     deadline, not all. `diagnosis_limit_s` replaces the diagnosis's default share of the grade's time;
     `explain=False` leaves out the failed checks' explanations (feedback.on_failure), for grade check.
+    With `launcher` (grading_launcher()), the grading process is forked from it rather than started afresh.
     """
     # pytest starts first, and collects while the submission is laid out.
-    return _grade(ReadyGrade(kit, exercise, stop_at), submission, seed, diagnosis_limit_s, CallRecording.NONE,
+    return _grade(ReadyGrade(kit, exercise, stop_at, launcher), submission, seed, diagnosis_limit_s, CallRecording.NONE,
                   explain)[0]
 
 
 def grade_recording_calls(kit: Kit, exercise: Exercise, submission: Submission, recording: CallRecording,
-                          seed: int | None = None) -> tuple[dict, dict[str, list[RecordedCall]]]:
+                          seed: int | None = None, launcher: Launcher | None = None,
+                          ) -> tuple[dict, dict[str, list[RecordedCall]]]:
     """Grade, and also return the calls the checks (public ones, or all) made, by check nodeid."""
-    return _grade(ReadyGrade(kit, exercise), submission, seed, None, recording, explain=False)
+    return _grade(ReadyGrade(kit, exercise, launcher=launcher), submission, seed, None, recording, explain=False)
 
 
 def _grade(ready: ReadyGrade, submission: Submission, seed: int | None, diagnosis_limit_s: float | None,
@@ -148,7 +152,7 @@ def _grade(ready: ReadyGrade, submission: Submission, seed: int | None, diagnosi
     ready.used = True
     if ready.process.poll() is not None:  # it ended before its submission came: grade in a new one
         ready.close()
-        ready = ReadyGrade(ready.kit, ready.exercise, ready.stop_at)
+        ready = ReadyGrade(ready.kit, ready.exercise, ready.stop_at, ready.launcher)
         ready.used = True
     # Loaded here, not with the runner: a grade starts its pytest first, and loads these while pytest starts.
     from grader.report import build_report

@@ -21,6 +21,9 @@ EXPORTS = {
     "open_sandbox": "opening",
     "protect_secrets": "opening",
     "reaper_command": "reaper",
+    "Launcher": "launcher",
+    "Launch": "launcher",
+    "LauncherEnded": "launcher",
     "sandbox_settings": "opening",
     # The messages both ends of a worker's pipes speak: a contract of its own, exported whole.
     "wire": "wire",

@@ -22,6 +22,7 @@ import os
 import signal
 import sys
 import time
+from collections.abc import Callable  # already loaded by os: typing would cost the reaper 10 ms
 
 # Set to "off" to switch off the Linux-only mechanisms (pidfd, /proc, prctl, cgroups, CPU
 # pinning), so that the kit's tests can take the path that macOS takes, on Linux.
@@ -89,12 +90,9 @@ def reaper_command(command: list[str]) -> list[str]:
     return [sys.executable, "-I", "-S", os.path.abspath(__file__), "--", *command]
 
 
-def main(argv: list[str]) -> None:
-    """reaper.py -- COMMAND...: run COMMAND, kill whatever it leaves, and end as COMMAND ended."""
-    # os.posix_spawnp and os.waitpid, not subprocess: every grade starts a reaper, and importing
-    # subprocess would double what it costs to start one.
-    if argv[:1] != ["--"] or len(argv) < 2:
-        sys.exit("usage: reaper.py -- COMMAND...")
+def reap(start: Callable[[], int]) -> int:
+    """Start the grade's process with `start` (it returns the pid), wait for it, kill whatever it
+    left, and return its exit code (negative for a signal)."""
     parent = os.getppid()
     if linux_mechanisms():
         _prctl(PR_SET_PDEATHSIG, int(signal.SIGTERM))
@@ -115,18 +113,32 @@ def main(argv: list[str]) -> None:
 
     signal.signal(signal.SIGINT, on_signal)
     signal.signal(signal.SIGTERM, on_signal)
-    child.append(os.posix_spawnp(argv[1], argv[1:], os.environ))
+    child.append(start())
     for signum in pending:
         on_signal(signum, None)
-    if os.getppid() != parent:  # `grade` died before the death signal was asked for
+    if os.getppid() != parent:  # the parent died before the death signal was asked for
         on_signal(signal.SIGTERM, None)
     returncode = os.waitstatus_to_exitcode(os.waitpid(child[0], 0)[1])
     kill_children()
-    if returncode < 0:  # end as the grading process did, so the runner sees the same signal
+    return returncode
+
+
+def end_as(returncode: int) -> None:
+    """End this process (it does not return) as the grading process ended, so that whoever waits sees the same code or signal."""
+    if returncode < 0:
         if -returncode != signal.SIGKILL:  # SIGKILL has no handler to reset
             signal.signal(-returncode, signal.SIG_DFL)
         os.kill(os.getpid(), -returncode)
     os._exit(returncode)  # nothing to flush or close: the interpreter's teardown would only delay the grade
+
+
+def main(argv: list[str]) -> None:
+    """reaper.py -- COMMAND...: run COMMAND, kill whatever it leaves, and end as COMMAND ended."""
+    # os.posix_spawnp and os.waitpid, not subprocess: every grade starts a reaper, and importing
+    # subprocess would double what it costs to start one.
+    if argv[:1] != ["--"] or len(argv) < 2:
+        sys.exit("usage: reaper.py -- COMMAND...")
+    end_as(reap(lambda: os.posix_spawnp(argv[1], argv[1:], os.environ)))
 
 
 if __name__ == "__main__":

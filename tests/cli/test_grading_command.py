@@ -299,17 +299,25 @@ def _command_lines() -> dict[int, list[bytes]]:
     return found
 
 
-def _grade_let_go(kit: Path, seed: int) -> tuple[Path, int] | None:
-    """The run folder and reaper of the grade of `kit` once its runner has handed pytest the settings of `seed`."""
-    from grader.sandbox import reaper_command
+def _grade_let_go(seed: int) -> tuple[Path, int] | None:
+    """The run folder and reaper of the toy kit's grade once its runner has handed pytest the settings of `seed`.
 
-    reaper = [arg.encode() for arg in reaper_command([])[:-1]]  # its interpreter, flags and script, before `--`
-    for pid, args in _command_lines().items():
-        if args[:len(reaper)] == reaper and b"--grade-run" in args and str(kit).encode() in args:
-            folder = Path(args[args.index(b"--grade-run") + 1].decode())
-            with contextlib.suppress(OSError, ValueError):
-                if json.loads((folder / "settings.json").read_text(encoding="utf-8"))["seed"] == seed:
-                    return folder, pid
+    The reaper and its grading process both work in the run's pytest folder, however they were
+    started (a fresh interpreter or a launcher's fork); the reaper is the one whose parent does not.
+    """
+    folders = {}
+    for pid in _command_lines():
+        with contextlib.suppress(OSError):
+            folders[pid] = os.readlink(f"/proc/{pid}/cwd")
+    for pid, cwd in folders.items():
+        folder = Path(cwd).parent
+        if Path(cwd).name != "pytest" or not folder.name.startswith("minimax-kit-run-"):
+            continue
+        with contextlib.suppress(OSError, ValueError, KeyError):
+            settings = json.loads((folder / "settings.json").read_text(encoding="utf-8"))
+            parent = int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+            if (settings["seed"], settings["module"]) == (seed, "toy.py") and folders.get(parent) != cwd:
+                return folder, pid
     return None
 
 
@@ -336,7 +344,7 @@ def test_ctrl_c_during_a_grade_stops_it_at_once_in_one_line_with_exit_130(toy_ki
     try:
         deadline, let_go = time.monotonic() + 60, None
         while not (let_go and _has_worker(let_go[1])) and time.monotonic() < deadline:
-            let_go = _grade_let_go(toy_kit.root, 5)
+            let_go = _grade_let_go(5)
             time.sleep(0.05)
         assert let_go is not None and _has_worker(let_go[1])
         run_folder, reaper = let_go

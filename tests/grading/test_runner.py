@@ -163,18 +163,31 @@ def _add_check(kit, source: str) -> None:
     (kit.root / "exercises" / "ex01_toy" / "checks" / "test_zz_extra.py").write_text(source)
 
 
-def test_a_grading_process_that_dies_fails_closed(toy_kit, validate_report):
+@pytest.fixture(params=["fresh", "launcher"])
+def launcher(request):
+    """None (each grading process a fresh interpreter), or a launcher that forks them (Linux)."""
+    if request.param == "fresh":
+        yield None
+        return
+    started = pytest_run.grading_launcher()
+    if started is None:
+        pytest.skip("no launcher without the Linux mechanisms")
+    with started:
+        yield started
+
+
+def test_a_grading_process_that_dies_fails_closed(toy_kit, validate_report, launcher):
     _add_check(toy_kit, "import os\n\ndef test_dies(student):\n    os._exit(0)\n")
     exercise = toy_kit.resolve("ex01")
     solution = Submission(toy_kit.root / "solutions" / "ex01_toy" / "toy.py", "toy.py")
-    report = validate_report(grade(toy_kit, exercise, solution, seed=1))
+    report = validate_report(grade(toy_kit, exercise, solution, seed=1, launcher=launcher))
     assert report["status"] == "error"
     assert report["score"] == 0
     assert "wrote no results" in report["message"]
     assert all(test["score"] == 0 for test in report["tests"])
 
 
-def test_the_outer_wall_clock_limit_stops_a_stuck_grading_process(toy_kit, monkeypatch, validate_report):
+def test_the_outer_wall_clock_limit_stops_a_stuck_grading_process(toy_kit, monkeypatch, validate_report, launcher):
     # A check that blocks pytest-timeout's SIGALRM can only be stopped by the outer limit.
     _add_check(
         toy_kit,
@@ -187,7 +200,7 @@ def test_the_outer_wall_clock_limit_stops_a_stuck_grading_process(toy_kit, monke
     monkeypatch.setattr(pytest_run.sandbox, "IMPORT_TIMEOUT", 1.0)
     exercise = toy_kit.resolve("ex01")
     solution = Submission(toy_kit.root / "solutions" / "ex01_toy" / "toy.py", "toy.py")
-    report = validate_report(grade(toy_kit, exercise, solution, seed=1))
+    report = validate_report(grade(toy_kit, exercise, solution, seed=1, launcher=launcher))
     assert report["status"] == "error"
     assert "ran past its" in report["message"]
     assert report["duration_s"] < 30
@@ -326,6 +339,36 @@ def test_a_ready_grade_gives_the_report_a_cold_grade_gives(repo_kit, tmp_path, s
                                                                    else ("fail", True))
     assert _without_timings(warm) == _without_timings(cold)
     assert not ready.files.folder.exists()
+
+
+@pytest.mark.parametrize("submitted", ["reference", "strict_greater"])
+def test_a_grade_forked_by_a_launcher_gives_the_report_a_fresh_grade_gives(repo_kit, tmp_path, submitted,
+                                                                          validate_report):
+    exercise = repo_kit.resolve("ex04")
+    path = (exercise.solution_dir(repo_kit.root) / exercise.module if submitted == "reference"
+            else mutant_file(repo_kit, "ex04", submitted, tmp_path))
+    submission = Submission(path, exercise.module)
+    fresh = validate_report(grade(repo_kit, exercise, submission, seed=SEED_ORDERING_SETS_APART))
+    launcher = pytest_run.grading_launcher()
+    if launcher is None:
+        pytest.skip("no launcher without the Linux mechanisms")
+    with launcher:
+        forked = [validate_report(grade(repo_kit, exercise, submission, seed=SEED_ORDERING_SETS_APART,
+                                        launcher=launcher)) for _ in range(2)]
+    assert (fresh["status"], fresh["score"] < fresh["max_score"]) == (("pass", False) if submitted == "reference"
+                                                                     else ("fail", True))
+    # The second grade forked by the same launcher gives the same report: nothing of the first stayed.
+    assert _without_timings(forked[0]) == _without_timings(forked[1]) == _without_timings(fresh)
+
+
+def test_a_grade_whose_launcher_has_ended_starts_afresh(toy_kit, validate_report):
+    launcher = pytest_run.grading_launcher()
+    if launcher is None:
+        pytest.skip("no launcher without the Linux mechanisms")
+    launcher.close()
+    solution = Submission(toy_kit.root / "solutions" / "ex01_toy" / "toy.py", "toy.py")
+    report = validate_report(grade(toy_kit, toy_kit.resolve("ex01"), solution, seed=1, launcher=launcher))
+    assert report["status"] == "pass"
 
 
 def test_a_ready_grade_runs_no_student_code_before_its_submission(toy_kit, validate_report):

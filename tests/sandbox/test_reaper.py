@@ -1,11 +1,13 @@
 """The grade's reaper: it runs the grading process, kills what that leaves behind, and ends as it ended.
 
-These run the real reaper script as the runner does (`python -I -S reaper.py -- COMMAND`), with
+These run the real reaper both ways the runner starts one: as a script (`python -I -S reaper.py --
+COMMAND`), and forked by a launcher (sandbox.Launcher) with the command run as a module, with
 small commands standing in for pytest, as whatever user runs the tests.
 """
 
 from __future__ import annotations
 
+import os
 import signal
 import subprocess
 import sys
@@ -15,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from grader.sandbox import reaper
+from grader.sandbox import Launch, Launcher, reaper
 
 # Run again as an ordinary user by .ci/run (python -m pytest -m ordinary_user): what a uid without root meets.
 pytestmark = pytest.mark.ordinary_user
@@ -23,10 +25,34 @@ pytestmark = pytest.mark.ordinary_user
 LINUX = sys.platform.startswith("linux")
 
 
-def _start(code: str, tmp_path: Path, **kwargs) -> subprocess.Popen:
-    """The reaper running `python -c code`, in a session of its own as the runner starts it."""
-    return subprocess.Popen([sys.executable, "-I", "-S", reaper.__file__, "--", sys.executable, "-c",
-                             textwrap.dedent(code)], cwd=tmp_path, start_new_session=True, **kwargs)
+def launcher_env(folder: Path) -> dict[str, str]:
+    """A launcher's environment that finds the grader and the modules written to `folder`."""
+    return {"PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+            "PYTHONPATH": os.pathsep.join([str(folder), str(Path(reaper.__file__).parents[2])])}
+
+
+def launch_code(launcher: Launcher, code: str, folder: Path, module: str = "under_test") -> object:
+    """`code` written to `module` in `folder` (on the launcher's path) and launched by `launcher`, in
+    `folder` and its output to a log there."""
+    (folder / f"{module}.py").write_text(textwrap.dedent(code), encoding="utf-8")
+    with open(folder / f"{module}.log", "wb") as log:
+        return launcher.launch(Launch(module, (), launcher_env(folder), str(folder)), log.fileno())
+
+
+@pytest.fixture(params=["script", "launcher"])
+def start_reaper(request, tmp_path):
+    """A function that starts the reaper running `code`, in a session of its own, as the runner starts it."""
+    if request.param == "script":
+        def start(code: str, folder: Path):
+            return subprocess.Popen([sys.executable, "-I", "-S", reaper.__file__, "--", sys.executable, "-c",
+                                     textwrap.dedent(code)], cwd=folder, start_new_session=True)
+
+        yield start
+        return
+    if not LINUX:
+        pytest.skip("the launcher needs Linux")
+    with Launcher(launcher_env(tmp_path), ()) as launcher:
+        yield lambda code, folder: launch_code(launcher, code, folder)
 
 
 def _alive(pid: int) -> bool:
@@ -62,6 +88,19 @@ LEAVE_A_DAEMON = textwrap.dedent("""
 """)
 
 
+def kill_grade_and_expect_all_dead(runner: str, cwd: Path, folder: Path, names: tuple[str, ...]) -> None:
+    """Run `runner` (a stand-in for `grade` that prints the pids of `names` on one line and sleeps),
+    SIGKILL it once the daemon it started is up in `folder`, and expect each of those and the daemon to die."""
+    outer = subprocess.Popen([sys.executable, "-c", runner], cwd=cwd, stdout=subprocess.PIPE, text=True)
+    pids = dict(zip(names, map(int, outer.stdout.readline().split())))
+    daemon = _daemon_pid(folder)
+    outer.kill()
+    outer.wait()
+    outer.stdout.close()
+    for name, pid in {**pids, "daemon": daemon}.items():
+        assert _wait_dead(pid), f"the {name} outlived grade"
+
+
 def _daemon_pid(folder: Path) -> int:
     deadline = time.monotonic() + 10
     while not (folder / "pid.txt").exists():
@@ -71,27 +110,27 @@ def _daemon_pid(folder: Path) -> int:
 
 
 @pytest.mark.parametrize("status", [0, 1, 3])
-def test_the_reaper_exits_with_the_commands_status(tmp_path, status):
-    process = _start(f"import sys; sys.exit({status})", tmp_path)
+def test_the_reaper_exits_with_the_commands_status(start_reaper, tmp_path, status):
+    process = start_reaper(f"import sys; sys.exit({status})", tmp_path)
     assert process.wait(timeout=30) == status
 
 
-def test_the_reaper_ends_by_the_signal_that_ended_the_command(tmp_path):
-    process = _start("import os, signal; os.kill(os.getpid(), signal.SIGSEGV)", tmp_path)
+def test_the_reaper_ends_by_the_signal_that_ended_the_command(start_reaper, tmp_path):
+    process = start_reaper("import os, signal; os.kill(os.getpid(), signal.SIGSEGV)", tmp_path)
     assert process.wait(timeout=30) == -signal.SIGSEGV
 
 
 @pytest.mark.skipif(not LINUX, reason="a child subreaper needs Linux")
-def test_an_escaped_daemon_dies_when_the_command_ends(tmp_path):
-    process = _start(LEAVE_A_DAEMON, tmp_path)
+def test_an_escaped_daemon_dies_when_the_command_ends(start_reaper, tmp_path):
+    process = start_reaper(LEAVE_A_DAEMON, tmp_path)
     daemon = _daemon_pid(tmp_path)
     assert process.wait(timeout=30) == 0
     assert _wait_dead(daemon), "the daemon outlived its grade"
 
 
 @pytest.mark.skipif(not LINUX, reason="a child subreaper needs Linux")
-def test_sigterm_kills_the_command_and_what_it_left(tmp_path):
-    process = _start(LEAVE_A_DAEMON + "\ntime.sleep(600)\n", tmp_path)
+def test_sigterm_kills_the_command_and_what_it_left(start_reaper, tmp_path):
+    process = start_reaper(LEAVE_A_DAEMON + "\ntime.sleep(600)\n", tmp_path)
     daemon = _daemon_pid(tmp_path)
     time.sleep(0.2)
     assert process.poll() is None
@@ -100,7 +139,7 @@ def test_sigterm_kills_the_command_and_what_it_left(tmp_path):
     assert _wait_dead(daemon), "the daemon outlived its grade"
 
 
-def test_sigint_reaches_the_command_which_may_close_first(tmp_path):
+def test_sigint_reaches_the_command_which_may_close_first(start_reaper, tmp_path):
     code = """
         import signal, sys, time
         def closing(signum, frame):
@@ -110,7 +149,7 @@ def test_sigint_reaches_the_command_which_may_close_first(tmp_path):
         open("ready.txt", "w").write("ready")
         time.sleep(600)
     """
-    process = _start(code, tmp_path)
+    process = start_reaper(code, tmp_path)
     deadline = time.monotonic() + 10
     while not (tmp_path / "ready.txt").exists():
         assert time.monotonic() < deadline
@@ -131,14 +170,7 @@ def test_when_grade_dies_the_reaper_still_kills_the_grade(tmp_path):
         print(reaper.pid, flush=True)
         time.sleep(600)
     """)
-    outer = subprocess.Popen([sys.executable, "-c", runner], cwd=tmp_path, stdout=subprocess.PIPE, text=True)
-    reaper_pid = int(outer.stdout.readline())
-    daemon = _daemon_pid(tmp_path)
-    outer.kill()
-    outer.wait()
-    outer.stdout.close()
-    assert _wait_dead(reaper_pid), "the reaper outlived grade"
-    assert _wait_dead(daemon), "the daemon outlived grade"
+    kill_grade_and_expect_all_dead(runner, tmp_path, tmp_path, ("reaper",))
 
 
 def test_a_bad_command_line_is_one_line(tmp_path):
