@@ -27,8 +27,7 @@ from grader.outcomes import Status
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from grader.grading import ReadyGrade
-    from grader.grading import Launcher
+    from grader.grading import Launcher, ReadyGrade
     from grader.submission import Submission
 
 EXIT_PASS, EXIT_LOST_POINTS, EXIT_USAGE = 0, 1, 2

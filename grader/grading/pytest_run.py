@@ -17,8 +17,8 @@ from grader.grading import PLUGIN
 from grader.catalog import Exercise, Kit, KitError
 from grader.run_contract import Collected, RunFiles, RunSettings, SandboxFacts, StopAt, read_json
 from grader import sandbox  # the face: the rest of the sandbox loads on first use, once pytest is started
-from grader.sandbox import linux_mechanisms, reaper_command  # the reaper's script: the standard library only
-from grader.sandbox import Launcher  # the standard library and the reaper: what a grade needs first
+# The launcher and the reaper's script: the standard library only, what a grade needs first.
+from grader.sandbox import Launcher, linux_mechanisms, reaper_command
 from grader.text import write_bytes_atomically
 
 # Collecting the checks and importing the module must finish within this, before budgets apply.
@@ -32,13 +32,13 @@ INTERRUPT_GRACE = 5.0
 REAPER_GRACE = 10.0
 # pytest's exit code for an error inside pytest or a plugin (pytest.ExitCode.INTERNAL_ERROR).
 PYTEST_INTERNAL_ERROR = 3
-# The grading process's hash seed, one for every run (see start_pytest).
+# The grading process's hash seed, one for every run (see _grading_env).
 GRADING_HASH_SEED = "0"
-# pytest's built-in plugins that a grading run leaves out (see _pytest_command).
 # What a launcher imports once for all the grades it starts: pytest, the plugins a grading run loads,
 # and pytest's built-in plugins that it loads (an import that every grade would otherwise repeat).
 LAUNCHER_PRELOAD = ("pytest", "pytest_timeout", "pytest_jsonreport.plugin", PLUGIN, "grader.checks",
                     "_pytest.faulthandler", "_pytest.helpconfig", "_pytest.skipping", "_pytest._argcomplete")
+# pytest's built-in plugins that a grading run leaves out (see _pytest_arguments).
 UNUSED_PYTEST_PLUGINS = ("junitxml", "doctest", "pastebin", "debugging", "setuponly", "setupplan", "stepwise",
                          "unittest", "tmpdir", "monkeypatch", "recwarn", "logging", "subtests", "threadexception")
 
