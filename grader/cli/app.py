@@ -205,7 +205,7 @@ def _grade_all(args, kit: Kit, exercises: list[Exercise]) -> list[tuple[dict, li
     from grader.grading import ReadyGrade, expected_grade_seconds, grading_launcher, in_parallel
 
     # Every grading process is forked from one launcher, which imports pytest and the plugins once.
-    with grading_launcher() or contextlib.nullcontext() as launcher:
+    with grading_launcher() as launcher:
         if len(exercises) == 1 and args.mutant is None:
             # One grade's pytest starts first, and the display loads while it starts: a thread importing
             # rich beforehand would share this interpreter's lock with everything that comes before it.

@@ -7,7 +7,6 @@ KitError escapes to `grader.cli.app`, which says it in one line with exit code 2
 from __future__ import annotations
 
 import argparse
-import contextlib
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -35,22 +34,22 @@ def run_check(args: argparse.Namespace, console: Console) -> int:
     if args.mutation_report:
         return _mutation_report(kit, folders, args, console)
     sound = True
-    for folder in folders:
-        try:
-            exercise = load_exercise(folder)
-        except KitError as exc:
-            display.print_soundness(console, folder.name, [], [str(exc)])
-            sound = False
-            continue
-        # Every grading process of the exercise's check is forked from one launcher (grading_launcher).
-        with grading_launcher() or contextlib.nullcontext() as launcher:
+    # Every grading process of the command is forked from one launcher, which imports pytest once.
+    with grading_launcher() as launcher:
+        for folder in folders:
+            try:
+                exercise = load_exercise(folder)
+            except KitError as exc:
+                display.print_soundness(console, folder.name, [], [str(exc)])
+                sound = False
+                continue
             if args.fair_seeds:
                 result = check_fairness(kit, exercise, fair_seeds(args.fair_seeds), jobs=args.jobs, launcher=launcher)
             else:
                 result = check_exercise(kit, exercise, seeds=args.seeds or DEFAULT_SEEDS, jobs=args.jobs,
                                         launcher=launcher)
-        display.print_soundness(console, exercise.name, result.facts, result.problems)
-        sound = sound and result.ok
+            display.print_soundness(console, exercise.name, result.facts, result.problems)
+            sound = sound and result.ok
     return EXIT_PASS if sound else EXIT_LOST_POINTS
 
 
@@ -136,7 +135,7 @@ def run_batch(args: argparse.Namespace, console: Console) -> int:
         lms = classroom.LMS_FORMATS[args.gradebook]
         matching = _matched_roster(classroom.read_roster(args.roster, lms), [student.name for student in students],
                                    args.folder, allow_missing=args.allow_missing)
-    with display.batch_progress(console) as progress, grading_launcher() or contextlib.nullcontext() as launcher:
+    with display.batch_progress(console) as progress, grading_launcher() as launcher:
         task = progress.add_task("grading", total=len(students) * len(exercises))
         results, reasons = classroom.run_batch(kit, exercises, students, args.out, jobs=args.jobs, force=args.force,
                                                seed=args.seed, advance=lambda: progress.advance(task),

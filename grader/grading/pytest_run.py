@@ -11,6 +11,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 from grader.grading import PLUGIN
@@ -222,14 +223,17 @@ def _grading_env() -> dict[str, str]:
     return env
 
 
-def grading_launcher() -> Launcher | None:
-    """A launcher for the grades this process will run, where Linux offers its mechanisms; else None,
-    and each grade starts a fresh interpreter. Close it when the grades are done."""
+@contextlib.contextmanager
+def grading_launcher() -> Iterator[Launcher | None]:
+    """A launcher for the grades run inside the block, ended with it, where Linux offers its
+    mechanisms; else None, and each grade starts a fresh interpreter."""
     if not linux_mechanisms() or not hasattr(os, "pidfd_open"):
-        return None
+        yield None
+        return
     # Its interpreter starts as a grading process's would (-S -P, the same environment), so a grade
     # it forks runs as one started afresh would.
-    return sandbox.Launcher(_grading_env(), LAUNCHER_PRELOAD)
+    with sandbox.Launcher(_grading_env(), LAUNCHER_PRELOAD) as launcher:
+        yield launcher
 
 
 def finish_pytest(process: subprocess.Popen, exercise: Exercise, files: RunFiles, started: float,

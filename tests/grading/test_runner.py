@@ -169,10 +169,9 @@ def launcher(request):
     if request.param == "fresh":
         yield None
         return
-    started = pytest_run.grading_launcher()
-    if started is None:
-        pytest.skip("no launcher without the Linux mechanisms")
-    with started:
+    with pytest_run.grading_launcher() as started:
+        if started is None:
+            pytest.skip("no launcher without the Linux mechanisms")
         yield started
 
 
@@ -349,10 +348,9 @@ def test_a_grade_forked_by_a_launcher_gives_the_report_a_fresh_grade_gives(repo_
             else mutant_file(repo_kit, "ex04", submitted, tmp_path))
     submission = Submission(path, exercise.module)
     fresh = validate_report(grade(repo_kit, exercise, submission, seed=SEED_ORDERING_SETS_APART))
-    launcher = pytest_run.grading_launcher()
-    if launcher is None:
-        pytest.skip("no launcher without the Linux mechanisms")
-    with launcher:
+    with pytest_run.grading_launcher() as launcher:
+        if launcher is None:
+            pytest.skip("no launcher without the Linux mechanisms")
         forked = [validate_report(grade(repo_kit, exercise, submission, seed=SEED_ORDERING_SETS_APART,
                                         launcher=launcher)) for _ in range(2)]
     assert (fresh["status"], fresh["score"] < fresh["max_score"]) == (("pass", False) if submitted == "reference"
@@ -362,10 +360,9 @@ def test_a_grade_forked_by_a_launcher_gives_the_report_a_fresh_grade_gives(repo_
 
 
 def test_a_grade_whose_launcher_has_ended_starts_afresh(toy_kit, validate_report):
-    launcher = pytest_run.grading_launcher()
-    if launcher is None:
-        pytest.skip("no launcher without the Linux mechanisms")
-    launcher.close()
+    with pytest_run.grading_launcher() as launcher:
+        if launcher is None:
+            pytest.skip("no launcher without the Linux mechanisms")
     solution = Submission(toy_kit.root / "solutions" / "ex01_toy" / "toy.py", "toy.py")
     report = validate_report(grade(toy_kit, toy_kit.resolve("ex01"), solution, seed=1, launcher=launcher))
     assert report["status"] == "pass"
