@@ -141,7 +141,7 @@ def test_a_check_that_only_waits_on_a_timed_out_one_does_not_catch_either(caught
     from grader.known_mistakes import Mutant
     from grader.authoring.soundness import mutant_problems
 
-    report = {"tests": [_lost("test_slow", "timeout"), _lost("test_gated", "waiting")]}
+    report = {"status": "fail", "tests": [_lost("test_slow", "timeout"), _lost("test_gated", "waiting")]}
     mutant = Mutant("slow", "slow", (), caught_by)
     assert "only by timing out" in " ".join(mutant_problems(mutant, 1, report))
     report["tests"].append(_lost("test_value", "assertion"))
@@ -157,7 +157,7 @@ def _report(status: str, *tests: dict) -> dict:
 def test_grade_check_grades_again_alone_only_a_verdict_that_rests_on_a_timeout():
     """Side by side on a busy machine a check can time out for the load alone; such a verdict is retried."""
     from grader.known_mistakes import Mutant
-    from grader.authoring.soundness import regraded_alone, rests_on_a_timeout
+    from grader.authoring.soundness import regraded_alone, rests_on_the_machine as rests_on_a_timeout
 
     mutant = Mutant("m", "m", (), ())
     timed_out = _report("fail", _lost("test_slow", "timeout"))
@@ -176,6 +176,32 @@ def test_grade_check_grades_again_alone_only_a_verdict_that_rests_on_a_timeout()
     regraded = regraded_alone(outcomes, lambda job: again.append(job) or (job, caught),
                               lambda job, report: rests_on_a_timeout("mutant", mutant, 1, report))
     assert again == ["b"] and regraded == [("a", caught), ("b", caught), ("c", caught)]
+
+
+FAILED_RUN = "the grading process stopped with an internal error, so no check can be trusted"
+
+
+def _failed_run() -> dict:
+    """A grade whose run failed: every check not counted, for the run's reason (scoring's `fault`)."""
+    lost = [{**_lost(name, "error"), "message": f"not counted: {FAILED_RUN}"} for name in ("test_a", "test_b")]
+    return {**_report("error", *lost), "message": FAILED_RUN}
+
+
+def test_a_grade_whose_run_failed_is_graded_again_and_then_said_as_such():
+    """A run that failed says nothing of the code: graded again alone, and if it fails again, named as what it is."""
+    from grader.known_mistakes import Mutant
+    from grader.authoring.soundness import _lost as lost_words, mutant_problems, rests_on_the_machine, run_failed
+
+    mutant = Mutant("m", "m", (), ())
+    assert run_failed(_failed_run())
+    # An import that fails is the submission's doing, and catches a mistake: not a failed run.
+    assert not run_failed({**_report("error", _lost("test_a", "import")), "message": "m.py: NameError"})
+    assert not run_failed(_report("fail", _lost("test_a", "error"), _lost("test_b", "assertion")))
+    for kind, known in (("mutant", mutant), ("reference", None), ("alt", None)):
+        assert rests_on_the_machine(kind, known, 1, _failed_run())
+    assert not rests_on_the_machine("stub", None, 1, _failed_run())
+    assert mutant_problems(mutant, 1, _failed_run()) == [f"mutant 'm' (seed 1) could not be graded: {FAILED_RUN}"]
+    assert lost_words(_failed_run()) == FAILED_RUN
 
 
 def test_a_mutant_caught_only_by_a_timeout_names_the_checks_that_timed_out():

@@ -117,6 +117,8 @@ def _function(test: dict) -> str:
 def mutant_problems(mutant: Mutant, seed: int, report: dict) -> list[str]:
     """Why a graded mutant is not caught: it kept full marks, its caught_by checks passed, or only timeouts caught it."""
     where = f"mutant {mutant.name!r} (seed {seed})"
+    if run_failed(report):
+        return [f"{where} could not be graded: {report['message']}"]
     lost = [test for test in report["tests"] if test["score"] < test["max_score"]]
     if not lost:
         return [f"{where} got full marks: a check is missing ({mutant.why})"]
@@ -137,22 +139,32 @@ def mutant_problems(mutant: Mutant, seed: int, report: dict) -> list[str]:
     return []
 
 
-def rests_on_a_timeout(kind: str, mutant: Mutant | None, seed: int | None, report: dict) -> bool:
-    """Whether a grade's verdict in grade check hangs on a timeout: a correct solution that lost points
-    with a check timing out, or a known mistake that a timeout alone kept from being caught."""
+def run_failed(report: dict) -> bool:
+    """Whether the grading run itself failed, so that no check counted: not the submission's doing
+    (its import failing is), but the run's, such as an internal error or its outer limit."""
+    return report["status"] == Status.ERROR and bool(report["tests"]) and all(
+        _kind(test) == FailureKind.ERROR for test in report["tests"])
+
+
+def rests_on_the_machine(kind: str, mutant: Mutant | None, seed: int | None, report: dict) -> bool:
+    """Whether a grade's verdict in grade check hangs on the machine rather than the code: a correct
+    solution that lost points with a check timing out, or a known mistake that a timeout alone kept
+    from being caught; or either one's grading run failing."""
     timed_out = any(_kind(test) == FailureKind.TIMEOUT for test in report["tests"] if test["score"] < test["max_score"])
+    chance = timed_out or run_failed(report)
     if kind in ("reference", "alt"):
-        return timed_out and report["status"] != Status.PASS
-    return kind == "mutant" and mutant is not None and timed_out and bool(mutant_problems(mutant, seed, report))
+        return chance and report["status"] != Status.PASS
+    return kind == "mutant" and mutant is not None and chance and bool(mutant_problems(mutant, seed, report))
 
 
 def regraded_alone(outcomes: list[tuple[T, dict]], run: Callable[[T], tuple[T, dict]],
                    rests: Callable[[T, dict], bool]) -> list[tuple[T, dict]]:
-    """The (job, report) outcomes, with each grade whose verdict `rests` on a timeout graded once more, alone.
+    """The (job, report) outcomes, with each grade whose verdict `rests` on the machine graded once more, alone.
 
     Grades run side by side here, and on a busy machine a check can pass its deadline for that alone
     (grade batch regrades a contended grade for the same reason). A real timeout comes back the
-    second time too, so nothing is forgiven: only the load is taken away.
+    second time too, so nothing is forgiven: only the load is taken away. A grading run that failed
+    is graded again for the same reason; one that fails every time fails the second time too.
     """
     return [run(job) if rests(job, report) else (job, report) for job, report in outcomes]
 
@@ -167,8 +179,12 @@ def _caught(test: dict) -> bool:
     return _kind(test) not in (FailureKind.TIMEOUT, FailureKind.WAITING, FailureKind.ERROR)
 
 
-def _lost(report: dict) -> list[str]:
-    return [f"{test['name']} ({test['outcome']})" for test in report["tests"] if test["score"] < test["max_score"]]
+def _lost(report: dict) -> str:
+    """What a grade that should have got full marks lost, in words: each check, or why its run failed."""
+    if run_failed(report):
+        return report["message"]
+    lost = [f"{test['name']} ({test['outcome']})" for test in report["tests"] if test["score"] < test["max_score"]]
+    return "; ".join(lost) or report["message"]
 
 
 def _stop_at(kind: str, mutant: Mutant | None) -> StopAt:
@@ -229,7 +245,7 @@ def check_exercise(kit: Kit, exercise: Exercise, seeds=DEFAULT_SEEDS, jobs: int 
                               diagnosis_limit_s=DIAGNOSIS_PROOF_LIMIT_S, explain=False, launcher=launcher)
 
         outcomes = regraded_alone(in_parallel(run, runs, jobs), run,
-                                  lambda job, report: rests_on_a_timeout(job[0], mutants.get(job[1]), job[2], report))
+                                  lambda job, report: rests_on_the_machine(job[0], mutants.get(job[1]), job[2], report))
         try:
             library = known_mistakes(exercise, kit.root)
         except KitError as exc:  # then no grade could diagnose: that one problem says why
@@ -262,9 +278,8 @@ def check_exercise(kit: Kit, exercise: Exercise, seeds=DEFAULT_SEEDS, jobs: int 
             continue
         shown = path.relative_to(kit.root)
         if kind in ("reference", "alt") and report["status"] != Status.PASS:
-            problems = "; ".join(_lost(report)) or report["message"]
             result.problems.append(f"{shown} must get full marks but scored "
-                                   f"{report['score']:g}/{report['max_score']:g}: {problems}")
+                                   f"{report['score']:g}/{report['max_score']:g}: {_lost(report)}")
         elif kind == "stub":
             if exercise.stub_may_score is None and report["score"] > 0:
                 result.problems.append(f"{shown}: the untouched stub must score 0 but scored {report['score']:g}")
@@ -339,12 +354,11 @@ def check_fairness(kit: Kit, exercise: Exercise, seeds: tuple[int, ...], jobs: i
         return job, grade(kit, exercise, Submission(job[0], job[0].name), seed=job[1], launcher=launcher)
 
     outcomes = regraded_alone(in_parallel(run, runs, jobs), run,
-                              lambda job, report: rests_on_a_timeout("alt", None, job[1], report))
+                              lambda job, report: rests_on_the_machine("alt", None, job[1], report))
     for (path, seed), report in outcomes:
         if report["status"] != Status.PASS:
-            problems = "; ".join(_lost(report)) or report["message"]
             result.problems.append(f"{path.relative_to(kit.root)} must get full marks but scored "
-                                   f"{report['score']:g}/{report['max_score']:g} with seed {seed}: {problems}")
+                                   f"{report['score']:g}/{report['max_score']:g} with seed {seed}: {_lost(report)}")
     result.facts.append(f"reference and {len(correct) - 1} alt at full marks on {len(seeds)} seeds "
                         f"({len(dependent)} seed-dependent checks)")
     return result
