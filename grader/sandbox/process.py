@@ -167,14 +167,18 @@ class SandboxWorker:
 
     def _copy_submission(self) -> None:
         """Copy the submission into the worker's folder, owned by the worker's uid, before it may run."""
-        work = self.home / "work"
-        shutil.copytree(self.settings.source_dir, work, dirs_exist_ok=True)
+        source, work = self.settings.source_dir, self.home / "work"
+        shutil.copytree(source, work, dirs_exist_ok=True)
         os.chmod(work, 0o700)  # copytree gave it the source folder's mode
         if self.lease:
-            for folder, _, files in os.walk(work):
-                os.chown(folder, self.lease.uid, self.lease.gid)
+            # Only the copies are given to the worker's uid, found from the source: the worker, booted
+            # ahead, makes and removes its own files in the folder meanwhile (its output files), and
+            # one removed between a listing and its chown would stop the grade.
+            for folder, _, files in os.walk(source):
+                copied = work / os.path.relpath(folder, source)
+                os.chown(copied, self.lease.uid, self.lease.gid, follow_symlinks=False)
                 for name in files:
-                    os.chown(os.path.join(folder, name), self.lease.uid, self.lease.gid)
+                    os.chown(copied / name, self.lease.uid, self.lease.gid, follow_symlinks=False)
 
     def _launch(self, interpreter: str, work: Path) -> None:
         """Start the worker's interpreter on its script, with its pipes, limits, namespaces and uid."""

@@ -555,6 +555,26 @@ def test_limits_that_held_are_reported(sandbox):
         assert held["die_with_parent"]
 
 
+@as_root
+def test_as_root_go_gives_the_worker_only_the_submissions_copies(tmp_path):
+    """A worker booted ahead makes and removes its own files in its folder while go() copies the
+    submission in; go() must touch only the copies, or a file gone before its chown stops the grade."""
+    (tmp_path / "submission" / "data").mkdir(parents=True)
+    (tmp_path / "submission" / "data" / "table.txt").write_text("1 2 3\n", encoding="utf-8")
+    box = make_sandbox(tmp_path)
+    try:
+        box.boot()
+        work = box._spare.home / "work"
+        # The worker's own file, gone by the time a chown would reach it (a link to nothing stays so).
+        (work / ".gone").symlink_to(work / "removed-meanwhile")
+        box.start()
+        assert call(box, "add", 2, 3) == 5
+        for copied in (work / "mod.py", work / "data", work / "data" / "table.txt"):
+            assert copied.stat().st_uid == box.uid
+    finally:
+        box.close()
+
+
 def test_a_worker_dies_with_its_grading_process(tmp_path):
     """If the grading process is killed outright, its worker must not live on (PR_SET_PDEATHSIG)."""
     import subprocess
