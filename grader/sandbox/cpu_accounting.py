@@ -9,6 +9,7 @@ ran under contention: its timeouts measured the machine, not the student's code.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -50,10 +51,24 @@ class CpuAccount:
         self.total += used
 
 
+def _thread_files(pid: int | str, name: str) -> list[Path]:
+    """The file `name` of each thread of one process, from /proc; none once the process has ended.
+
+    Not Path.glob: a process that ends between glob's look at its task folder and the listing of it
+    makes glob raise, and the worker whose time is read here may be ending just then.
+    """
+    folder = Path(f"/proc/{pid}/task")
+    try:
+        threads = os.listdir(folder)
+    except OSError:  # ended (or reaped) already, or no /proc
+        return []
+    return [folder / thread / name for thread in threads]
+
+
 def cpu_time(pid: int | str = "self") -> CpuTime:
     """What every thread of one process ran and waited so far; nothing where /proc does not say."""
     total = CpuTime()
-    for stats in Path(f"/proc/{pid}/task").glob("*/schedstat"):
+    for stats in _thread_files(pid, "schedstat"):
         try:
             ran, waited = (int(field) for field in stats.read_text().split()[:2])
         except (OSError, ValueError):  # the thread ended while being read, or no schedstats
@@ -65,7 +80,7 @@ def cpu_time(pid: int | str = "self") -> CpuTime:
 def _children(pid: int) -> list[int]:
     """The pids whose parent is `pid`, oldest first (from /proc's children lists)."""
     found = []
-    for tasks in Path(f"/proc/{pid}/task").glob("*/children"):
+    for tasks in _thread_files(pid, "children"):
         try:
             found += [int(child) for child in tasks.read_text().split()]
         except OSError:  # ended while being read
