@@ -11,8 +11,9 @@ changed: the probes wrap functions from outside, and cost microseconds each.
 
 The phases (the medians over the runs, and their share of the whole):
 
-    start-up           the driver's spawn to `grade` starting pytest (interpreter, imports, laying out)
-    pytest start       pytest's interpreter, pytest and its plugins imported, configured
+    start-up           the driver's spawn to `grade` starting its grades' launcher (interpreter, first imports)
+    pytest start       the launcher importing pytest and the plugins (beside `grade` importing the rest of
+                       itself and laying the checks out), the grading process forked, pytest configured
     collection         pytest collecting the checks (and the plugin writing their list)
     checks             the first check's setup to the last check's teardown (the worker's start inside)
       worker start     of which: the first worker let go, its hello, and the student's module imported
@@ -106,8 +107,17 @@ def pytest_unconfigure(config):
 # ---- the grade side: `python bench/phases.py --grade ARGS...` is `grade ARGS...` with probes ----
 
 def _graded_with_probes(argv: list[str]) -> NoReturn:
-    """Run the grade command in this process, stamping when pytest starts and ends and when the report is built."""
+    """Run the grade command in this process as the `grade` script does (grader/cli/entry.py), stamping when
+    its launcher starts, when pytest starts and ends, and when the report is built."""
     stamp("grade: interpreter up")
+    from grader.cli import entry
+
+    launcher = None
+    if entry.grades_at_once(argv):  # first, as the script starts it
+        from grader.grading import start_launcher
+
+        launcher = start_launcher()
+    stamp("grade: launcher started")
     import grader.report
     from grader.cli import main
     from grader.grading import pytest_run
@@ -134,10 +144,14 @@ def _graded_with_probes(argv: list[str]) -> NoReturn:
     # The runner takes build_report from the report's face when it needs it, so the face's name is the one to wrap.
     pytest_run.subprocess.Popen, pytest_run._wait_for_pytest, grader.report.build_report = (
         Popen, wait_for_pytest, build_report)
-    code = main(argv)
+    try:
+        code = main(argv, launcher=launcher)
+    finally:
+        if launcher is not None:
+            launcher.close()
     sys.stdout.flush()
     stamp("grade: returned")
-    os._exit(code)  # as the installed script ends (grader.cli.console): no interpreter teardown
+    os._exit(code)  # as the installed script ends (grader.cli.entry): no interpreter teardown
 
 
 # ---- the driver ----
@@ -166,8 +180,8 @@ def one_run(exercise: str) -> dict[str, float]:
     spawn = _first(events, "worker: spawned") - _first(events, "worker: spawn")
     worker = _first(events, "worker: ready") - _first(events, "worker: start")
     return {
-        "start-up": _first(events, "grade: pytest launched") - began,
-        "pytest start": _first(events, "pytest: configured") - _first(events, "grade: pytest launched"),
+        "start-up": _first(events, "grade: launcher started") - began,
+        "pytest start": _first(events, "pytest: configured") - _first(events, "grade: launcher started"),
         "collection": _first(events, "pytest: collected") - _first(events, "pytest: configured"),
         "checks": _last(events, "check: teardown") - _first(events, "check: setup"),
         "  worker start": worker,

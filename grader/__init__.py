@@ -2,16 +2,19 @@
 
 __version__ = "0.1.0"
 
-from grader.catalog import Exercise, GradeError, Kit, KitError  # noqa: E402
-
 __all__ = ["Exercise", "GradeError", "Kit", "KitError", "Submission", "__version__", "grade"]
 
 
 def __getattr__(name: str):
-    """`grader.grade` and `grader.Submission`, imported on first use.
+    """The names above, each imported on first use.
 
-    `grade` alone (the progress list) must start fast, and the runner brings in the sandbox.
+    `grade` alone (the progress list) must start fast, and `grade EXERCISE` starts its launcher
+    before it imports the catalog (grader/cli/entry.py); the runner brings in the sandbox.
     """
+    if name in ("Exercise", "GradeError", "Kit", "KitError"):
+        from grader import catalog
+
+        return getattr(catalog, name)
     if name == "grade":
         from grader import grading
 

@@ -1,5 +1,10 @@
-"""The `grade` command line: its face is `main` (and `console`, the installed script), and nothing in the grader imports it."""
+"""The `grade` command line: its face is `main` (and `console`, the installed script), and nothing in the grader imports it.
 
-from grader.cli.app import console, main
+Both load on first use: the script starts the grades' launcher before `grade` imports the rest of itself.
+"""
 
-__all__ = ["console", "main"]
+from grader.faces import lazy_exports
+
+EXPORTS = {"console": "entry", "main": "app"}
+__all__ = sorted(EXPORTS)
+__getattr__ = lazy_exports(__name__, EXPORTS)

@@ -1,5 +1,5 @@
 """`python -m grader.cli`: the `grade` command, for an interpreter without the script on its PATH."""
 
-from grader.cli.app import console
+from grader.cli.entry import console
 
 console()

@@ -7,11 +7,10 @@ the runner, the sandbox, pytest and the other commands' modules are imported whe
 from __future__ import annotations
 
 import argparse
-import contextlib
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, NoReturn
+from typing import TYPE_CHECKING
 
 from grader.cli.arguments import (
     BATCH_ACTIONS,
@@ -200,12 +199,13 @@ def run_watch(args, kit: Kit, exercise: Exercise, terminal: LazyConsole) -> int:
     return EXIT_PASS
 
 
-def _grade_all(args, kit: Kit, exercises: list[Exercise]) -> list[tuple[dict, list[str]]]:
-    """Grade each exercise (side by side when several), loading the display meanwhile unless the report goes to stdout."""
+def _grade_all(args, kit: Kit, exercises: list[Exercise], ahead: Launcher | None) -> list[tuple[dict, list[str]]]:
+    """Grade each exercise (side by side when several), loading the display meanwhile unless the report goes to
+    stdout; the grading processes are forked from `ahead`, if given, or from a launcher started now."""
     from grader.grading import ReadyGrade, expected_grade_seconds, grading_launcher, in_parallel
 
     # Every grading process is forked from one launcher, which imports pytest and the plugins once.
-    with grading_launcher() as launcher:
+    with grading_launcher(ahead) as launcher:
         if len(exercises) == 1 and args.mutant is None:
             # One grade's pytest starts first, and the display loads while it starts: a thread importing
             # rich beforehand would share this interpreter's lock with everything that comes before it.
@@ -225,7 +225,7 @@ def _grade_all(args, kit: Kit, exercises: list[Exercise]) -> list[tuple[dict, li
                            cost=expected_grade_seconds)
 
 
-def run(argv: list[str], terminal: LazyConsole) -> int:
+def run(argv: list[str], terminal: LazyConsole, launcher: Launcher | None = None) -> int:
     """Everything `grade` does, returning the exit code; KitError escapes as a usage error."""
     # A first word that names a command is that command; anything else is grade's own command line.
     if argv[:1] == ["batch"] and len(argv) > 1 and argv[1] in BATCH_ACTIONS:
@@ -257,7 +257,7 @@ def run(argv: list[str], terminal: LazyConsole) -> int:
         exercises = [kit.resolve(args.exercise)]
     if args.watch:
         return run_watch(args, kit, exercises[0], terminal)
-    graded = _grade_all(args, kit, exercises)
+    graded = _grade_all(args, kit, exercises, launcher)
     reports = [report for report, _ in graded]
     where = [path for _, written in graded for path in written]
     if args.all:
@@ -272,8 +272,8 @@ def run(argv: list[str], terminal: LazyConsole) -> int:
     return EXIT_LOST_POINTS
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Console-script entry point."""
+def main(argv: list[str] | None = None, launcher: Launcher | None = None) -> int:
+    """Everything `grade` does, with the exit code; `launcher`, if given, is the one its grades use (entry.py)."""
     # Before anything else: the sandbox needs POSIX (fork, rlimits, process groups), so native
     # Windows gets one line instead of an ImportError from deep inside.
     if os.name == "nt":
@@ -281,7 +281,7 @@ def main(argv: list[str] | None = None) -> int:
               file=sys.stderr)
         return EXIT_USAGE
     try:
-        return run(sys.argv[1:] if argv is None else argv, LazyConsole())
+        return run(sys.argv[1:] if argv is None else argv, LazyConsole(), launcher)
     except GradeError as exc:  # a fault in the kit, a usage error, or a sandbox that cannot be set up
         print(f"grade: {exc}", file=sys.stderr)
         return EXIT_USAGE
@@ -289,15 +289,3 @@ def main(argv: list[str] | None = None) -> int:
         print("grade: stopped by Ctrl-C", file=sys.stderr)
         return EXIT_INTERRUPTED
 
-
-def console() -> NoReturn:
-    """The installed `grade` script and `python -m grader.cli`: main(), then an exit without the interpreter's teardown.
-
-    Everything is written by the time main() returns; tearing down the modules and objects a grade
-    loaded would only keep the student from the prompt (bench/RESULTS.md has what it costs).
-    """
-    code = main()
-    for stream in (sys.stdout, sys.stderr):
-        with contextlib.suppress(BrokenPipeError, ValueError):  # a reader gone (grade ... | head), or closed
-            stream.flush()
-    os._exit(code)

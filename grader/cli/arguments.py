@@ -9,6 +9,7 @@ import argparse
 from pathlib import Path
 
 from grader.catalog import KitError
+from grader.cli.entry import COMMANDS
 from grader.report import DEFAULT_HIDDEN_VISIBILITY, FORMATS, GRADESCOPE_VISIBILITIES
 
 
@@ -70,18 +71,6 @@ def _seeds(text: str) -> tuple[int, ...]:
     except argparse.ArgumentTypeError as exc:
         raise argparse.ArgumentTypeError(f"expected seeds such as 1,2,3: {exc}") from None
     return seeds
-
-
-# Every command but grading itself: its one-line help, and where its code lives (imported when used).
-COMMANDS = {
-    "hint": "show the next hint for an exercise",
-    "play": "play a game in the terminal against your own code (or the reference)",
-    "check": "instructors: prove exercises sound (reference, alt/, wrong/, stub)",
-    "new": "instructors: scaffold a new exercise and its solution folders",
-    "export": "instructors: write the student handout or a Gradescope autograder bundle",
-    "batch": "instructors: grade a class into one report per submission, grades.csv and a class report page",
-    "arena": "instructors: play a class's game-playing code against each other and baselines, and rate it",
-}
 
 
 def build_parser() -> argparse.ArgumentParser:

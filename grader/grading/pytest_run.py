@@ -11,7 +11,6 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 from grader.grading import PLUGIN
@@ -20,6 +19,7 @@ from grader.run_contract import Collected, RunFiles, RunSettings, SandboxFacts, 
 from grader import sandbox  # the face: the rest of the sandbox loads on first use, once pytest is started
 # The launcher and the reaper's script: the standard library only, what a grade needs first.
 from grader.sandbox import Launcher, linux_mechanisms, reaper_command
+from grader.grading.launching import grading_env
 from grader.text import write_bytes_atomically
 
 # Collecting the checks and importing the module must finish within this, before budgets apply.
@@ -33,12 +33,6 @@ INTERRUPT_GRACE = 5.0
 REAPER_GRACE = 10.0
 # pytest's exit code for an error inside pytest or a plugin (pytest.ExitCode.INTERNAL_ERROR).
 PYTEST_INTERNAL_ERROR = 3
-# The grading process's hash seed, one for every run (see _grading_env).
-GRADING_HASH_SEED = "0"
-# What a launcher imports once for all the grades it starts: pytest, the plugins a grading run loads,
-# and pytest's built-in plugins that it loads (an import that every grade would otherwise repeat).
-LAUNCHER_PRELOAD = ("pytest", "pytest_timeout", "pytest_jsonreport.plugin", PLUGIN, "grader.checks",
-                    "_pytest.faulthandler", "_pytest.helpconfig", "_pytest.skipping", "_pytest._argcomplete")
 # pytest's built-in plugins that a grading run leaves out (see _pytest_arguments).
 UNUSED_PYTEST_PLUGINS = ("junitxml", "doctest", "pastebin", "debugging", "setuponly", "setupplan", "stepwise",
                          "unittest", "tmpdir", "monkeypatch", "recwarn", "logging", "subtests", "threadexception")
@@ -70,16 +64,6 @@ def _pytest_arguments(files: RunFiles, kit: Kit, exercise: Exercise, check_files
         "-q", "--no-header", "-p", "no:warnings",
         *(str(path) for path in check_files),
     ]
-
-
-def _grading_path() -> str:
-    """The grading process's import path: this process's own, as `site` made it, with the grader's
-    folder first (an editable install finds it by a finder that -S leaves out)."""
-    import grader
-
-    entries = [str(Path(grader.__file__).resolve().parent.parent),
-               *(entry for entry in sys.path if entry and os.path.isabs(entry))]
-    return os.pathsep.join(dict.fromkeys(entries))
 
 
 def _wait_for_pytest(process: subprocess.Popen, files: RunFiles, started: float) -> str | None:
@@ -189,7 +173,7 @@ def start_pytest(kit: Kit, exercise: Exercise, files: RunFiles, settings: RunSet
         if launcher is not None:  # forked by the launcher, under a reaper it forks first
             waiting = () if wait_fd is None else ("--grade-wait", 0)  # 0: the first of pass_fds
             with contextlib.suppress(sandbox.LauncherEnded):  # killed (by a student, not as root): start afresh
-                return launcher.launch(sandbox.Launch("pytest", (*arguments, *waiting), _grading_env(),
+                return launcher.launch(sandbox.Launch("pytest", (*arguments, *waiting), grading_env(),
                                                       str(files.pytest_root), () if wait_fd is None else (wait_fd,)),
                                        log.fileno())
         if wait_fd is not None:
@@ -199,41 +183,12 @@ def start_pytest(kit: Kit, exercise: Exercise, files: RunFiles, settings: RunSet
         # (see end_reaper).
         return subprocess.Popen(
             # -S: no `site`, whose .pth files (an editable install's finder among them) cost every grade
-            # tens of milliseconds; the import path comes whole from this process (_grading_path).
+            # tens of milliseconds; the import path comes whole from this process (grading_env).
             reaper_command([sys.executable, "-S", "-P", "-m", "pytest", *arguments]),
-            cwd=files.pytest_root, env=_grading_env(),
+            cwd=files.pytest_root, env=grading_env(),
             stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
             pass_fds=() if wait_fd is None else (wait_fd,),
         )
-
-
-def _grading_env() -> dict[str, str]:
-    """The grading process's environment: this process's, less what would change a report, plus the run's own."""
-    # pytest writes long "Full diff" explanations (difflib, slow on big values) when it sees CI or
-    # BUILD_NUMBER set; a report must not depend on where it was graded, so they are left out.
-    env = {name: value for name, value in os.environ.items() if name not in ("CI", "BUILD_NUMBER")}
-    # Bytecode may be cached: the grader's own modules then load from it, not compiled every grade
-    # (the checks' copies' lands in the run folder, and _Bytecode keeps it for the next grade).
-    env.pop("PYTHONDONTWRITEBYTECODE", None)
-    env.update(PYTEST_DISABLE_PLUGIN_AUTOLOAD="1", PYTHONPATH=_grading_path(),
-               # pytest prints some differences in set order, so its hash seed is fixed: the same
-               # submission and seed give the same report, also from a process started before the
-               # submission (and so its seed) was known.
-               PYTHONHASHSEED=GRADING_HASH_SEED)
-    return env
-
-
-@contextlib.contextmanager
-def grading_launcher() -> Iterator[Launcher | None]:
-    """A launcher for the grades run inside the block, ended with it, where Linux offers its
-    mechanisms; else None, and each grade starts a fresh interpreter."""
-    if not linux_mechanisms() or not hasattr(os, "pidfd_open"):
-        yield None
-        return
-    # Its interpreter starts as a grading process's would (-S -P, the same environment), so a grade
-    # it forks runs as one started afresh would.
-    with sandbox.Launcher(_grading_env(), LAUNCHER_PRELOAD) as launcher:
-        yield launcher
 
 
 def finish_pytest(process: subprocess.Popen, exercise: Exercise, files: RunFiles, started: float,

@@ -38,7 +38,7 @@ from grader.run_contract import (
 
 if TYPE_CHECKING:
     from grader.grading.replay import RecordedCall
-    from grader.grading.pytest_run import Launcher
+    from grader.grading.launching import Launcher
     from grader.submission import Submission
 
 T = TypeVar("T")

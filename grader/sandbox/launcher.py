@@ -128,6 +128,7 @@ class Launcher:
     def __init__(self, env: dict[str, str], preload: tuple[str, ...]):
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         self._socket, self._lock = ours, threading.Lock()
+        self._launched = False
         with theirs:
             # Its own session, so the terminal's Ctrl-C reaches only `grade`, which passes it on; and
             # the root as its folder, so that it holds none of the folders the grades it starts use.
@@ -147,6 +148,7 @@ class Launcher:
                                  f"and {len(launch.pass_fds)} descriptors, against {MAX_REQUEST_BYTES} and "
                                  f"{MAX_PASSED_FDS - 2}")
             with self._lock:  # grades run as threads; one request and its reply at a time
+                self._launched = True
                 try:
                     socket.send_fds(self._socket, [request], [log_fd, status_w, *launch.pass_fds])
                     reply, fds, _, _ = socket.recv_fds(self._socket, 4096, 1)
@@ -164,6 +166,8 @@ class Launcher:
     def close(self) -> None:
         """End the launcher: it sees its socket close and exits; reapers it forked still running are told."""
         self._socket.close()
+        if not self._launched:  # started ahead for grades that never came (grade's usage error): it holds
+            self._process.kill()  # nothing, and need not finish its imports first
         try:
             self._process.wait(timeout=10)
         except subprocess.TimeoutExpired:  # stuck in an import: it holds no grade, so it can be killed

@@ -16,7 +16,7 @@ import pytest
 
 from grader import submission
 
-from grader.grading import pytest_run, runner
+from grader.grading import launching, pytest_run, runner
 from grader.catalog import Kit, KitError
 from grader.grading.runner import StopAt, grade
 from grader.submission import Submission, SubmissionProblem, derive_seed, prepare_submission
@@ -169,7 +169,7 @@ def launcher(request):
     if request.param == "fresh":
         yield None
         return
-    with pytest_run.grading_launcher() as started:
+    with launching.grading_launcher() as started:
         if started is None:
             pytest.skip("no launcher without the Linux mechanisms")
         yield started
@@ -348,7 +348,7 @@ def test_a_grade_forked_by_a_launcher_gives_the_report_a_fresh_grade_gives(repo_
             else mutant_file(repo_kit, "ex04", submitted, tmp_path))
     submission = Submission(path, exercise.module)
     fresh = validate_report(grade(repo_kit, exercise, submission, seed=SEED_ORDERING_SETS_APART))
-    with pytest_run.grading_launcher() as launcher:
+    with launching.grading_launcher() as launcher:
         if launcher is None:
             pytest.skip("no launcher without the Linux mechanisms")
         forked = [validate_report(grade(repo_kit, exercise, submission, seed=SEED_ORDERING_SETS_APART,
@@ -360,7 +360,7 @@ def test_a_grade_forked_by_a_launcher_gives_the_report_a_fresh_grade_gives(repo_
 
 
 def test_a_grade_whose_launcher_has_ended_starts_afresh(toy_kit, validate_report):
-    with pytest_run.grading_launcher() as launcher:
+    with launching.grading_launcher() as launcher:
         if launcher is None:
             pytest.skip("no launcher without the Linux mechanisms")
     solution = Submission(toy_kit.root / "solutions" / "ex01_toy" / "toy.py", "toy.py")

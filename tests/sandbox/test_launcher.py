@@ -11,6 +11,7 @@ import os
 import sys
 import textwrap
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -118,6 +119,18 @@ def test_a_launcher_that_has_ended_says_so(tmp_path, how):
     with pytest.raises(LauncherEnded, match="the launcher has ended"):
         launch_code(launcher, "pass\n", tmp_path)
     launcher.close()
+
+
+def test_a_launcher_that_never_launched_ends_at_close_without_finishing_its_imports(tmp_path):
+    """One started ahead for grades that never came (`grade` with a usage error) holds nothing, so
+    close() does not wait for the imports it is in the middle of."""
+    (tmp_path / "slow_to_import.py").write_text("import time\ntime.sleep(60)\n", encoding="utf-8")
+    launcher = Launcher(launcher_env(tmp_path), ("slow_to_import",))
+    began = time.monotonic()
+    launcher.close()
+    # Waiting for the import's end would take 10 s (close()'s own limit) before the kill.
+    assert time.monotonic() - began < 5
+    assert launcher._process.poll() is not None
 
 
 def test_when_grade_dies_the_launcher_and_every_grade_it_started_die(tmp_path):
