@@ -111,6 +111,15 @@ def _graded_with_probes(argv: list[str]) -> NoReturn:
     its launcher starts, when pytest starts and ends, and when the report is built."""
     stamp("grade: interpreter up")
     from grader.cli import entry
+    from grader.grading import launching
+
+    # The grading process's environment leaves out the shell's PYTEST_* variables; this probe's plugin is put back.
+    clean = launching.grading_env
+
+    def grading_env() -> dict[str, str]:
+        return {**clean(), "PYTEST_PLUGINS": "phases"}
+
+    launching.grading_env = grading_env
 
     launcher = None
     if entry.grades_at_once(argv):  # first, as the script starts it
@@ -144,6 +153,7 @@ def _graded_with_probes(argv: list[str]) -> NoReturn:
     # The runner takes build_report from the report's face when it needs it, so the face's name is the one to wrap.
     pytest_run.subprocess.Popen, pytest_run._wait_for_pytest, grader.report.build_report = (
         Popen, wait_for_pytest, build_report)
+    pytest_run.grading_env = grading_env
     try:
         code = main(argv, launcher=launcher)
     finally:

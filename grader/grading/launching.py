@@ -36,9 +36,12 @@ def _grading_path() -> str:
 
 def grading_env() -> dict[str, str]:
     """The grading process's environment: this process's, less what would change a report, plus the run's own."""
-    # pytest writes long "Full diff" explanations (difflib, slow on big values) when it sees CI or
-    # BUILD_NUMBER set; a report must not depend on where it was graded, so they are left out.
-    env = {name: value for name, value in os.environ.items() if name not in ("CI", "BUILD_NUMBER")}
+    # A report must not depend on where it was graded, so what would change it is left out: pytest's
+    # own variables (PYTEST_ADDOPTS=-x in a student's shell would stop the run at the first failed
+    # check, and PYTEST_PLUGINS would bring a plugin into the grading run), and CI and BUILD_NUMBER,
+    # with which pytest writes long "Full diff" explanations (difflib, slow on big values).
+    env = {name: value for name, value in os.environ.items()
+           if name not in ("CI", "BUILD_NUMBER") and not name.startswith("PYTEST_")}
     # Bytecode may be cached: the grader's own modules then load from it, not compiled every grade
     # (the checks' copies' lands in the run folder, and _Bytecode keeps it for the next grade).
     env.pop("PYTHONDONTWRITEBYTECODE", None)

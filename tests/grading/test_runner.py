@@ -163,18 +163,6 @@ def _add_check(kit, source: str) -> None:
     (kit.root / "exercises" / "ex01_toy" / "checks" / "test_zz_extra.py").write_text(source)
 
 
-@pytest.fixture(params=["fresh", "launcher"])
-def launcher(request):
-    """None (each grading process a fresh interpreter), or a launcher that forks them (Linux)."""
-    if request.param == "fresh":
-        yield None
-        return
-    with launching.grading_launcher() as started:
-        if started is None:
-            pytest.skip("no launcher without the Linux mechanisms")
-        yield started
-
-
 def test_a_grading_process_that_dies_fails_closed(toy_kit, validate_report, launcher):
     _add_check(toy_kit, "import os\n\ndef test_dies(student):\n    os._exit(0)\n")
     exercise = toy_kit.resolve("ex01")
