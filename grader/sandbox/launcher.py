@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import contextlib
 import importlib
-import json
 import os
 import runpy
 import signal
@@ -35,9 +34,13 @@ import socket
 import subprocess
 import sys
 import threading
-from dataclasses import dataclass, field
+from collections import namedtuple
 
 from grader.sandbox.reaper import end_as, reap
+
+# `grade EXERCISE` starts its launcher before anything else (grader/cli/entry.py), and each import
+# before that start delays it: so no dataclasses here (with inspect and ast, 17 ms), and json is
+# imported where a request is made or read.
 
 # The largest request (a grade's argument list and environment) the launcher reads in one message.
 MAX_REQUEST_BYTES = 1 << 20
@@ -49,19 +52,15 @@ class LauncherEnded(OSError):
     """The launcher is gone (killed, or closed): a grade it cannot start must start afresh."""
 
 
-@dataclass(frozen=True)
-class Launch:
+class Launch(namedtuple("Launch", ("module", "args", "env", "cwd", "pass_fds"), defaults=((),))):
     """One grading process to start: `python -m module *args` in `cwd` with exactly `env`.
 
-    An element of `args` that is an int names one of `pass_fds` by position: the grading process
-    gets that descriptor, and the argument becomes its number there.
+    module (str), args (a tuple of str and int), env (a dict of str), cwd (str), pass_fds (a tuple
+    of descriptors, none unless given). An element of `args` that is an int names one of `pass_fds`
+    by position: the grading process gets that descriptor, and the argument becomes its number there.
     """
 
-    module: str
-    args: tuple[str | int, ...]
-    env: dict[str, str]
-    cwd: str
-    pass_fds: tuple[int, ...] = field(default=())
+    __slots__ = ()
 
 
 class LaunchedProcess:
@@ -139,6 +138,8 @@ class Launcher:
 
     def launch(self, launch: Launch, log_fd: int) -> LaunchedProcess:
         """Fork a reaper and its grading process for `launch`, its output to `log_fd`."""
+        import json
+
         status_r, status_w = os.pipe()
         try:
             request = json.dumps({"module": launch.module, "args": list(launch.args), "env": launch.env,
@@ -186,6 +187,8 @@ class Launcher:
 
 def _serve(channel: socket.socket) -> None:
     """Answer launch requests until `grade` closes its end of the channel."""
+    import json
+
     # Its children (the reapers) are reaped by the kernel; `grade` learns of each end from the
     # reaper's status pipe. Each reaper sets SIGCHLD back, so it can wait for its grading process.
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)
