@@ -248,7 +248,7 @@ class SandboxWorker:
         # a broken pipe here; the wait for its first message says why.
         if linux_mechanisms() and self.process is not None and (pid := worker_pid(self.process.pid)) is not None:
             self.measured = (pid, cpu_time(pid))  # before any student code runs
-        self.channel.send_small(wire.dumps({"kind": "go", "limits": {"cpu": cpu_seconds}}))
+        self.channel.send_small(wire.dumps_request({"kind": "go", "limits": {"cpu": cpu_seconds}}))
 
     @property
     def uid(self) -> int:

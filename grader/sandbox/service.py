@@ -180,7 +180,7 @@ class Sandbox:
         request = {"kind": "call", "name": name, "args": list(args), "kwargs": dict(kwargs), "observe": observe}
         if trace:
             request["trace"] = list(trace)
-        payload = wire.dumps(request)
+        payload = wire.dumps_request(request)
         worker = self._ensure_worker()
         try:
             reply = worker.exchange(payload, timeout, name)

@@ -204,7 +204,7 @@ def _serve(request_fd, reply_fd, settings):
     # The grader may start a worker ahead of need. It says go once this process is in its memory
     # cgroup, with the limits known only by then (the CPU backstop); only then may student code run.
     size = wire.HEADER.unpack(wire.read_exactly(request_fd, wire.HEADER.size))[0]
-    go = wire.loads(wire.read_exactly(request_fd, size))
+    go = wire.loads_request(wire.read_exactly(request_fd, size))
     held.update(_apply_limits(go["limits"]))
     # Facts about the worker go out before any student code runs, so that no student can forge them.
     reply({"kind": "hello", "python": sys.version.split()[0], "limits": held, "confinement": confinement})
@@ -219,7 +219,7 @@ def _serve(request_fd, reply_fd, settings):
     while True:
         try:
             size = wire.HEADER.unpack(wire.read_exactly(request_fd, wire.HEADER.size))[0]
-            request = wire.loads(wire.read_exactly(request_fd, size))
+            request = wire.loads_request(wire.read_exactly(request_fd, size))
         except EOFError:
             return
         output.reset()

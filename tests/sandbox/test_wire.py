@@ -514,3 +514,73 @@ def test_a_deep_tree_of_lists_with_a_tuple_at_the_bottom_is_tried_whole_once(mon
     value = nest(MAX_DEPTH - 1, "list", leaf=(1,))  # the tuple's item is at the deepest level allowed
     assert unnest(roundtrip(value), MAX_DEPTH - 1, "list") == (1,)
     assert tried == [0]
+
+
+# -- requests: the grading side's, checked as replies are and read by the worker alone
+
+
+def request_roundtrip(value):
+    message = wire.dumps_request(value)
+    (size,) = HEADER.unpack(message[: HEADER.size])
+    assert size == len(message) - HEADER.size
+    return wire.loads_request(message[HEADER.size:])
+
+
+@pytest.mark.parametrize(
+    "value",
+    [None, True, False, 0, 2**63, 10**100, -0.0, 5e-324, float("inf"), "", "héllo", "\ud800", "\x00nul",
+     [], (), {}, (1,), [True, 1, 1.0], {"b": 1, "a": (2, [3.5, {"deep": None}])}, {"dict": [["k", 1]]},
+     {"tuple": [1]}, [[[-1.25, 2], [3]], [[4.5]]]],
+    ids=repr,
+)
+def test_a_plain_value_crosses_exactly_as_a_request(value):
+    assert same(request_roundtrip(value), value)
+
+
+@given(VALUES)
+@settings(max_examples=300, deadline=None, database=None)
+def test_any_plain_value_crosses_exactly_as_a_request(value):
+    assert same(request_roundtrip(value), value)
+
+
+def test_nan_crosses_as_a_request():
+    assert math.isnan(request_roundtrip(float("nan")))
+
+
+@pytest.mark.parametrize("kind", ["list", "tuple", "dict", "mixed"])
+def test_a_request_nested_max_depth_crosses(kind):
+    assert unnest(request_roundtrip(nest(MAX_DEPTH, kind)), MAX_DEPTH, kind) == 0
+
+
+def test_a_value_twice_in_a_request_reaches_the_worker_as_two_copies():
+    """As through JSON: student code that changes one in place must not change the other."""
+    shared = [1, [2]]
+    back = request_roundtrip({"args": [[shared, shared], shared]})
+    first, second = back["args"][0]
+    assert first == second == back["args"][1] == shared
+    assert first is not second and first[1] is not second[1] and back["args"][1] is not first
+
+
+@pytest.mark.parametrize(("value", "words"), [
+    ({1, 2}, "a set; return a list or tuple"),
+    ([[collections.OrderedDict(a=1)]], "a value containing an OrderedDict; return a plain dict"),
+    ({1: "a"}, "a dict with an int key; use str keys"),
+    (nest(MAX_DEPTH + 1, "list"), f"nested more than {MAX_DEPTH} levels"),
+])
+def test_a_request_is_checked_as_a_reply_is(value, words):
+    with pytest.raises(WireError, match=words.replace("(", r"\(")) as request:
+        wire.dumps_request(value)
+    with pytest.raises(WireError) as reply:
+        dumps(value)
+    assert str(request.value) == str(reply.value)
+
+
+def test_a_request_over_max_items_is_refused(monkeypatch):
+    monkeypatch.setattr(wire, "MAX_ITEMS", 1000)
+    with pytest.raises(WireError, match="more than 1,000 items"):
+        wire.dumps_request({"args": [list(range(1001))]})
+
+
+def test_a_malformed_request_is_a_wire_error():
+    with pytest.raises(WireError, match="malformed request"):
+        wire.loads_request(b"\xff\x00")
