@@ -9,7 +9,6 @@ The files it shares with the runner are typed, in `grader.run_contract`.
 from __future__ import annotations
 
 import contextlib
-import inspect
 import math
 import os
 import random
@@ -40,6 +39,7 @@ from grader.grading.check_list import (
     is_public,
     resolve_requirements,
 )
+from grader.grading.check_source import CheckSources
 from grader.grading.replay import RecordedCall, write_calls
 from grader.grading.proxy import Feedback, StudentProxy
 from grader.grading.wording import check_message, explanation
@@ -97,7 +97,7 @@ def pytest_configure(config):
         config.pluginmanager.register(CheckTimer(), "minimax-kit-check-timer")
 
 
-def check_item(item: pytest.Item, public_file: str) -> CheckItem:
+def check_item(item: pytest.Item, public_file: str, sources: CheckSources) -> CheckItem:
     """What the check list needs of a pytest item; the source only of a public check, the one that shows it."""
     markers = {}
     for marker in reversed(list(item.iter_markers())):  # the closest of each name wins, as get_closest_marker
@@ -105,7 +105,7 @@ def check_item(item: pytest.Item, public_file: str) -> CheckItem:
     callspec = getattr(item, "callspec", None)
     return CheckItem(nodeid=item.nodeid, function=item.originalname, doc=getattr(item.function, "__doc__", None),
                      case=callspec.id if callspec is not None else None, markers=markers,
-                     source=inspect.getsource(item.function) if is_public(item.nodeid, public_file) else None)
+                     source=sources.of(item.function) if is_public(item.nodeid, public_file) else None)
 
 
 @pytest.fixture
@@ -171,7 +171,8 @@ class GradingSession:
     @pytest.hookimpl(trylast=True)
     def pytest_collection_modifyitems(self, session, config, items):
         """Record every check with its name, visibility, points, budget and what it waits on."""
-        described = [check_item(item, self.settings.public_file) for item in items]
+        sources = CheckSources()
+        described = [check_item(item, self.settings.public_file, sources) for item in items]
         try:
             checks = describe(described, self.settings.public_file, self.settings.check_timeout, cap)
             self.call_timeouts = {item.nodeid: timeout for item in described if (timeout := call_timeout(item))}
