@@ -163,9 +163,12 @@ class UidLease:
 class CpuLease:
     """One CPU this grading process and its workers keep to, claimed with a lock like a uid lease.
 
-    A call into the worker is a ping-pong between two processes; on one CPU each wake-up is cheap,
-    across two it costs more than the call (measured: 3,000 small calls in 0.19 s pinned, 0.40 s
-    not). Grades running side by side (grade batch --jobs 2) each claim a CPU of their own; when
+    A call into the worker is a ping-pong between two processes, and pinning trades the wake-ups'
+    cost for the caches': on one CPU the two share them, so big values cross faster (a 10^5-leaf
+    tree: 25 ms pinned, 40 ms not), while a small call's round trip depends on the machine (3,000
+    in 0.19 s pinned and 0.40 s not on one; about 73 µs pinned and 53 µs not on a 2-core virtual
+    machine, where ex03's grade took 0.87 of its unpinned time and ex06's 1.12; bench/RESULTS.md).
+    Grades running side by side (grade batch --jobs 2) each claim a CPU of their own; when
     every CPU is claimed, the process stays unpinned. Student code then shares the CPU with the
     checks, which wait for it anyway, and cannot slow a neighbour's grade down.
     """
