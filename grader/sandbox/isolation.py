@@ -380,6 +380,13 @@ class MemoryCgroup:
         """Move a process (and so everything it forks later) into the group."""
         self._write("cgroup.procs", pid)
 
+    def holds(self, pid: int) -> bool:
+        """Whether the process `pid` (as this process sees it) is in the group."""
+        try:
+            return str(pid) in (self.path / "cgroup.procs").read_text().split()
+        except OSError:
+            return False
+
     def oom_kills(self) -> int:
         """How many processes the kernel killed in this group for passing its limit."""
         try:

@@ -3,17 +3,19 @@
 The launch runs in the forked child between fork and exec (subprocess's preexec_fn), still with
 the grader's privileges, in this order:
 
-1. join the worker's memory cgroup, so everything it forks later is counted;
-2. unshare the network, IPC, mount and PID namespaces (as an ordinary user, inside a user namespace
+1. unshare the network, IPC, mount and PID namespaces (as an ordinary user, inside a user namespace
    of its own, where the kernel allows one);
-3. fork: the child is process 1 of the new PID namespace; the parent stays outside, waits for it
+2. fork: the child is process 1 of the new PID namespace; the parent stays outside, waits for it
    and exits as the worker did, so the grading side sees one process that lives and dies with it;
-4. process 1 builds a fresh root in a tmpfs: the system's program folders and the interpreter's
+3. process 1 builds a fresh root in a tmpfs: the system's program folders and the interpreter's
    own, bound in; private, size-capped /tmp, /var/tmp and /dev/shm; a few device nodes; its own
    /proc; and the worker's home, bound at its own path. Nothing else of the machine is there: not
    the kit, not a class folder, not another student's submission or report;
-5. it changes into that root (pivot_root) and forks the worker, process 2, which drops to the
+4. it changes into that root (pivot_root) and forks the worker, process 2, which drops to the
    worker's uid with no way back and execs; process 1 reaps orphans until the worker ends.
+
+The worker joins its memory cgroup itself, first thing after its exec and before any student code
+(grader/sandbox/process.py says why), not here.
 
 Whatever cannot be had (no Linux, a container that forbids unshare) is left out, and the worker
 says in its first message which namespaces it really runs in; the report shows that.
@@ -126,10 +128,9 @@ class _Libc:
 class Launch:
     """The preexec function of one worker's Popen: namespaces, a root of its own, then the uid drop."""
 
-    def __init__(self, confinement: Confinement | None, uid: int | None, gid: int | None,
-                 cgroup_procs: Path | None):
+    def __init__(self, confinement: Confinement | None, uid: int | None, gid: int | None):
         self.confinement = confinement
-        self.uid, self.gid, self.cgroup_procs = uid, gid, cgroup_procs
+        self.uid, self.gid = uid, gid
         self.libc = _Libc() if sys.platform.startswith("linux") else None
         # Names and numbers the child needs, worked out here: the child must not import or allocate much.
         self.real_uid, self.real_gid = os.getuid(), os.getgid()
@@ -137,10 +138,6 @@ class Launch:
 
     def __call__(self) -> None:
         """Runs in the forked child before exec; an exception here fails the Popen in the grader."""
-        if self.cgroup_procs is not None:
-            # Before the fork below, so the worker and all it forks are in the group from the start.
-            with open(self.cgroup_procs, "w") as procs:
-                procs.write(f"{os.getpid()}\n")
         if self.confinement is not None and self.libc is not None and self._unshare():
             self._split()
         self._drop_privileges()

@@ -20,6 +20,7 @@ from grader.sandbox.framing import Channel, Deadline
 from grader.failures import Failure, FailureKind, StudentFailure, broken_channel, ended
 from grader.sandbox.isolation import (
     MemoryCgroup,
+    SandboxError,
     UidLease,
     kill_uid,
     open_memory_cgroup,
@@ -180,26 +181,40 @@ class SandboxWorker:
                 for name in files:
                     os.chown(copied / name, self.lease.uid, self.lease.gid, follow_symlinks=False)
 
+    def _cgroup_descriptor(self) -> int | None:
+        """The descriptor through which the worker moves itself into its memory cgroup, if it has one.
+
+        The move waits on the kernel (its lock on migrations waits out an RCU grace period: 6 to 24 ms
+        when no move ran lately), so the worker makes it, first thing after its exec, while pytest
+        collects, and not the launch, which this process's Popen waits for. Opened here, as root;
+        through it an unprivileged process may move only processes of its own uid, the worker's alone
+        (and the worker closes it before any student code runs). go() makes sure the move happened.
+        """
+        if self.cgroup is None or not linux_mechanisms():
+            return None
+        return os.open(self.cgroup.path / "cgroup.procs", os.O_WRONLY | os.O_CLOEXEC)
+
     def _launch(self, interpreter: str, work: Path) -> None:
         """Start the worker's interpreter on its script, with its pipes, limits, namespaces and uid."""
         settings = self.settings
         uid, gid = (self.lease.uid, self.lease.gid) if self.lease else (None, None)
-        procs = self.cgroup.path / "cgroup.procs" if self.cgroup is not None else None
         confinement = None
         if linux_namespaces_possible() and os.environ.get(NAMESPACES_ENV, "on") != "off":
             confinement = Confinement.for_worker(self.home, work, interpreter)
         request_r, request_w = os.pipe()
         reply_r, reply_w = os.pipe()
+        cgroup_fd = self._cgroup_descriptor()
+        passed = (request_r, reply_w) if cgroup_fd is None else (request_r, reply_w, cgroup_fd)
         worker_settings = {"module": settings.module, "functions": list(settings.functions),
                            "limits": worker_limits(settings.memory_mb, self.lease is not None),
                            "linux": linux_mechanisms(),
                            # Which grade a worker belongs to, for the kit's tests that look for leftovers.
                            "parent_pid": os.getpid(), "grade_pid": settings.owner_pid,
                            # Checked by the worker: in a root of its own, the grade's files are out of sight.
-                           "outside": str(settings.source_dir)}
-        # On Linux the launch (namespaces.Launch) joins the cgroup and drops the uid itself, after
-        # the namespaces, which need the grader's privileges; elsewhere subprocess drops the uid.
-        self.launch = Launch(confinement, uid, gid, procs) if linux_mechanisms() else None
+                           "outside": str(settings.source_dir), "memory_cgroup_fd": cgroup_fd}
+        # On Linux the launch (namespaces.Launch) drops the uid itself, after the namespaces, which
+        # need the grader's privileges; elsewhere subprocess drops the uid.
+        self.launch = Launch(confinement, uid, gid) if linux_mechanisms() else None
         drop = self.lease is not None and self.launch is None
         try:
             with open(self.boot_log, "wb") as boot_log:
@@ -207,7 +222,7 @@ class SandboxWorker:
                     # -s: no user site; -P: nothing prepended to sys.path. Not -I/-E, which drop PYTHONHASHSEED.
                     [interpreter, "-s", "-P", str(self.home / "worker.py"), str(request_r), str(reply_w),
                      json.dumps(worker_settings)],
-                    pass_fds=(request_r, reply_w),
+                    pass_fds=passed,
                     stdin=subprocess.DEVNULL,
                     stdout=subprocess.DEVNULL,
                     stderr=boot_log,
@@ -224,8 +239,8 @@ class SandboxWorker:
                 os.close(fd)
             raise
         finally:
-            os.close(request_r)
-            os.close(reply_w)
+            for fd in passed:
+                os.close(fd)
         self.live_workers.add(self.process.pid)
         self.channel = Channel(request_w, reply_r)
         # A forked child can hold the pipes open after the worker dies; the pidfd still says it died.
@@ -241,12 +256,24 @@ class SandboxWorker:
                 self.cgroup.remove()
                 self.cgroup = None
 
+    def _hold_in_cgroup(self, pid: int) -> None:
+        """Make sure the worker is in its memory cgroup before it is let go: it moved itself at its start
+        unless the kernel refused it or it is still waiting, and then it is moved from here."""
+        if self.cgroup is None or self.cgroup.holds(pid):
+            return
+        try:
+            self.cgroup.add(pid)
+        except OSError as exc:  # no student code may run outside the group the report says it ran in
+            self.close()
+            raise SandboxError(f"the worker could not be moved into its memory cgroup: {exc}") from None
+
     def go(self, cpu_seconds: int) -> None:
         """Hand the worker the submission and let it import the module, under its CPU backstop; it waits for this frame."""
         self._copy_submission()
         # The frame is small and the pipe empty, so the write is whole. A worker already dead leaves
         # a broken pipe here; the wait for its first message says why.
         if linux_mechanisms() and self.process is not None and (pid := worker_pid(self.process.pid)) is not None:
+            self._hold_in_cgroup(pid)
             self.measured = (pid, cpu_time(pid))  # before any student code runs
         self.channel.send_small(wire.dumps_request({"kind": "go", "limits": {"cpu": cpu_seconds}}))
 

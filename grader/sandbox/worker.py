@@ -260,10 +260,27 @@ def _serve(request_fd, reply_fd, settings):
         wire.write_all(reply_fd, encoded)
 
 
+def _join_memory_cgroup(fd):
+    """Move this process into its memory cgroup through the grader's descriptor, then close it.
+
+    First of all, so the wait for the move passes while the grading side collects its checks; the
+    grading side checks the move before it says go, and makes it itself if this one failed.
+    """
+    if fd is None:
+        return
+    try:
+        os.write(fd, b"0")  # 0: the writer itself
+    except OSError:  # refused (an older cgroup v2 checks the writer's own rights): go() moves it instead
+        pass
+    finally:
+        os.close(fd)
+
+
 def main():
     """Entry point: worker.py REQUEST_FD REPLY_FD SETTINGS_JSON."""
     request_fd, reply_fd = int(sys.argv[1]), int(sys.argv[2])
     settings = json.loads(sys.argv[3])
+    _join_memory_cgroup(settings.get("memory_cgroup_fd"))
     _serve(request_fd, reply_fd, settings)
 
 

@@ -19,9 +19,11 @@ from pathlib import Path
 import pytest
 
 from grader.failures import FailureKind, ImportFailed, StudentFailure, StudentRaised, describe_signal, ended
-from grader.sandbox.isolation import SandboxError, choose_interpreter, own_memory_cgroup, uid_range
+from grader.sandbox.cpu_accounting import worker_pid
+from grader.sandbox.framing import Channel
+from grader.sandbox.isolation import MemoryCgroup, SandboxError, choose_interpreter, own_memory_cgroup, uid_range
 from grader.sandbox.service import Sandbox, SandboxSettings
-from grader.sandbox.process import NAMESPACES_ENV
+from grader.sandbox.process import NAMESPACES_ENV, SandboxWorker
 from tests import processes
 from tests.conftest import memory_cgroups_work
 
@@ -524,16 +526,69 @@ needs_cgroup = pytest.mark.skipif(not memory_cgroups_work(),
                                   reason="a memory cgroup per worker needs root and a memory controller it may use")
 
 
+def memory_group(pid: int) -> str:
+    """The memory cgroup of `pid`, from its /proc entry (v1's memory line, else v2's)."""
+    return next(line for line in Path(f"/proc/{pid}/cgroup").read_text().splitlines()
+                if "memory" in line.split(":")[1] or line.startswith("0::"))
+
+
 @needs_cgroup
 def test_as_root_the_worker_and_its_children_share_one_memory_cgroup(sandbox):
-    for pid in worker_processes(sandbox):
-        group = next(line for line in Path(f"/proc/{pid}/cgroup").read_text().splitlines()
-                     if "memory" in line.split(":")[1] or line.startswith("0::"))
-        assert group.endswith(f"/minimax-kit-{sandbox.uid}")
+    worker = worker_pid(sandbox._worker.process.pid)
+    call(sandbox, "spawn_escaper")
+    children = processes.descendants(worker)
+    assert children
+    for pid in (worker, *children):
+        assert memory_group(pid).endswith(f"/minimax-kit-{sandbox.uid}")
     folder = own_memory_cgroup() / f"minimax-kit-{sandbox.uid}"
     assert folder.is_dir() and sandbox.environment()["memory_cgroup"] is True
     sandbox.close()
     assert not folder.exists()
+
+
+@needs_cgroup
+def test_as_root_a_worker_moves_itself_into_its_memory_cgroup_before_it_is_let_go(tmp_path):
+    box = make_sandbox(tmp_path)
+    try:
+        box.boot()  # started ahead: go() has not run, so only the worker itself can have moved
+        worker = box._spare
+        pid = worker_pid(worker.process.pid)
+        deadline = time.monotonic() + 10
+        while not worker.cgroup.holds(pid) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert memory_group(pid).endswith(f"/minimax-kit-{worker.uid}")
+    finally:
+        box.close()
+
+
+@needs_cgroup
+def test_as_root_a_worker_that_did_not_move_itself_is_moved_into_its_memory_cgroup_before_it_is_let_go(tmp_path, monkeypatch):
+    monkeypatch.setattr(SandboxWorker, "_cgroup_descriptor", lambda self: None)
+    box = make_sandbox(tmp_path)
+    try:
+        box.start()
+        assert memory_group(worker_pid(box._worker.process.pid)).endswith(f"/minimax-kit-{box.uid}")
+        assert call(box, "add", 1, 2) == 3
+    finally:
+        box.close()
+
+
+@needs_cgroup
+def test_as_root_a_worker_that_cannot_be_moved_into_its_memory_cgroup_runs_no_student_code(tmp_path, monkeypatch):
+    def refused(self, pid):
+        raise PermissionError(13, "Permission denied")
+
+    sent, send = [], Channel.send_small
+    monkeypatch.setattr(SandboxWorker, "_cgroup_descriptor", lambda self: None)
+    monkeypatch.setattr(MemoryCgroup, "add", refused)
+    monkeypatch.setattr(Channel, "send_small", lambda self, payload: (sent.append(payload), send(self, payload)))
+    box = make_sandbox(tmp_path)
+    try:
+        with pytest.raises(SandboxError, match="could not be moved into its memory cgroup: .*Permission denied"):
+            box.start()
+    finally:
+        box.close()
+    assert sent == []  # never let go: the worker imported nothing
 
 
 @needs_cgroup
