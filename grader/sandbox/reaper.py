@@ -50,35 +50,59 @@ def become_subreaper() -> bool:
     return linux_mechanisms() and _prctl(PR_SET_CHILD_SUBREAPER, 1)
 
 
-def kill_children(keep: set[int] = frozenset()) -> None:
+def kill_children(keep: set[int] = frozenset(), all_ours: bool = False) -> None:
     """Kill and reap this process's children (orphans adopted as subreaper included), except `keep`.
 
+    `all_ours`: every child of this process is the caller's to kill (a grade's reaper), so the
+    kernel's own answer, that no child at all is left, may end the sweep at once. Otherwise (a
+    process that also has children it must not reap) every round lists the machine's processes.
     Without /proc (macOS, or the Linux mechanisms switched off) children cannot be listed, and
     nothing is done: each worker's own process group is killed where it is closed instead.
     """
     if not linux_mechanisms() or not os.path.isdir("/proc"):
         return
-    me = str(os.getpid())
     for _ in range(SWEEP_ROUNDS):
+        # The common end of a grade: nothing left. waitpid says so for certain, where the search
+        # below reads the stat file of every process on the machine (2 ms for 68 processes).
+        if all_ours and not keep and _no_child_left():
+            return
         found = False
-        for name in os.listdir("/proc"):
-            if not name.isdigit() or int(name) in keep:
-                continue
+        for pid in _children(keep):
+            found = True
             try:
-                with open(f"/proc/{name}/stat") as stat:
-                    fields = stat.read().rsplit(")", 1)[1].split()
-            except (OSError, IndexError):
-                continue
-            if fields[1] == me:
-                found = True
-                try:
-                    os.kill(int(name), signal.SIGKILL)
-                    os.waitpid(int(name), 0)
-                except (ProcessLookupError, ChildProcessError):  # gone already, or reaped by its waiter
-                    pass
+                os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
+            except (ProcessLookupError, ChildProcessError):  # gone already, or reaped by its waiter
+                pass
         if not found:
             return
         time.sleep(0.01)
+
+
+def _no_child_left() -> bool:
+    """Whether this process has no child left at all, once the dead ones are reaped."""
+    try:
+        while os.waitpid(-1, os.WNOHANG)[0] != 0:  # a dead child, reaped; 0: a live one is left
+            pass
+    except ChildProcessError:
+        return True
+    return False
+
+
+def _children(keep: set[int]) -> list[int]:
+    """This process's children but `keep`, from the parent field of every process's stat file."""
+    me, found = str(os.getpid()), []
+    for name in os.listdir("/proc"):
+        if not name.isdigit() or int(name) in keep:
+            continue
+        try:
+            with open(f"/proc/{name}/stat") as stat:
+                fields = stat.read().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if fields[1] == me:
+            found.append(int(name))
+    return found
 
 
 def reaper_command(command: list[str]) -> list[str]:
@@ -119,7 +143,7 @@ def reap(start: Callable[[], int]) -> int:
     if os.getppid() != parent:  # the parent died before the death signal was asked for
         on_signal(signal.SIGTERM, None)
     returncode = os.waitstatus_to_exitcode(os.waitpid(child[0], 0)[1])
-    kill_children()
+    kill_children(all_ours=True)  # the grade's process is reaped: every child left is the grade's leftover
     return returncode
 
 

@@ -199,3 +199,79 @@ def test_kill_children_spares_the_pids_it_is_told_to_keep():
     finally:
         kept.kill()
         kept.wait()
+
+
+# A process that is all children's parent, as a reaper is: a live child, a dead one not yet reaped and an
+# orphan adopted as subreaper, each a sleeper it prints; then kill_children(all_ours=True) and what is left.
+ALL_OURS = """
+import os, sys, time
+sys.path.insert(0, sys.argv[1])
+from grader.sandbox import reaper
+
+reaper.become_subreaper()
+sleep = lambda: (time.sleep(600), os._exit(0))
+live = os.fork() or sleep()
+dead = os.fork() or os._exit(0)
+middle = os.fork()
+if middle == 0:  # forks the orphan, then dies: the orphan comes to this process
+    orphan = os.fork() or sleep()
+    print(orphan, flush=True)
+    os._exit(0)
+orphan = int(sys.stdin.readline())
+time.sleep(0.2)  # the middle one's death reparents the orphan
+if sys.argv[2] == "no scan":  # nothing left: the kernel's answer ends the sweep before any /proc search
+    reaper._children = None
+print(live, orphan, flush=True)
+reaper.kill_children(all_ours=True)
+try:
+    os.waitpid(-1, os.WNOHANG)
+    print("a child is left")
+except ChildProcessError:
+    print("no child left")
+"""
+
+
+@pytest.mark.skipif(not LINUX, reason="a child subreaper and /proc are Linux's")
+def test_kill_children_of_a_reaper_kills_the_live_the_dead_and_the_adopted_and_ends_when_none_is_left(tmp_path):
+    script = tmp_path / "all_ours.py"
+    script.write_text(ALL_OURS, encoding="utf-8")
+    # stdin carries the orphan's pid back to its adoptive parent (printed by the middle process)
+    runner = subprocess.Popen([sys.executable, str(script), str(Path(reaper.__file__).parents[2]), "scan"],
+                              stdout=subprocess.PIPE, stdin=subprocess.PIPE, text=True)
+    orphan_line = runner.stdout.readline()
+    runner.stdin.write(orphan_line)
+    runner.stdin.flush()
+    live, orphan = (int(pid) for pid in runner.stdout.readline().split())
+    assert runner.stdout.readline().strip() == "no child left"
+    assert runner.wait(timeout=30) == 0
+    assert _wait_dead(live) and _wait_dead(orphan)
+
+
+@pytest.mark.skipif(not LINUX, reason="a child subreaper and /proc are Linux's")
+def test_kill_children_of_a_reaper_with_nothing_left_searches_no_further(tmp_path):
+    script = tmp_path / "all_ours.py"
+    # Only the dead child and the middle one's: both reaped by the kernel's answer, with no /proc search.
+    script.write_text(ALL_OURS.replace("live = os.fork() or sleep()", "live = os.getpid()")
+                      .replace("orphan = os.fork() or sleep()", "orphan = os.getpid()"), encoding="utf-8")
+    runner = subprocess.Popen([sys.executable, str(script), str(Path(reaper.__file__).parents[2]), "no scan"],
+                              stdout=subprocess.PIPE, stdin=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    runner.stdin.write(runner.stdout.readline())
+    runner.stdin.flush()
+    runner.stdout.readline()
+    assert runner.stdout.readline().strip() == "no child left"
+    assert runner.wait(timeout=30) == 0, runner.stderr.read()
+
+
+@pytest.mark.skipif(not LINUX, reason="a child subreaper and /proc are Linux's")
+def test_a_reaper_whose_grade_left_nothing_ends_without_searching_the_machines_processes(tmp_path):
+    script = textwrap.dedent("""
+        import os, sys
+        sys.path.insert(0, sys.argv[1])
+        from grader.sandbox import reaper
+
+        reaper._children = None  # a /proc search would fail
+        print(reaper.reap(lambda: os.fork() or os._exit(3)))
+    """)
+    done = subprocess.run([sys.executable, "-c", script, str(Path(reaper.__file__).parents[2])],
+                          capture_output=True, text=True, timeout=30)
+    assert (done.returncode, done.stdout.strip()) == (0, "3"), done.stderr
