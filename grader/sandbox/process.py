@@ -188,11 +188,15 @@ class SandboxWorker:
         when no move ran lately), so the worker makes it, first thing after its exec, while pytest
         collects, and not the launch, which this process's Popen waits for. Opened here, as root;
         through it an unprivileged process may move only processes of its own uid, the worker's alone
-        (and the worker closes it before any student code runs). go() makes sure the move happened.
+        (and the worker closes it before any student code runs). go() makes sure the move happened,
+        and makes it itself where there is no descriptor.
         """
         if self.cgroup is None or not linux_mechanisms():
             return None
-        return os.open(self.cgroup.path / "cgroup.procs", os.O_WRONLY | os.O_CLOEXEC)
+        try:
+            return os.open(self.cgroup.path / "cgroup.procs", os.O_WRONLY | os.O_CLOEXEC)
+        except OSError:  # go() moves the worker instead, or fails closed
+            return None
 
     def _launch(self, interpreter: str, work: Path) -> None:
         """Start the worker's interpreter on its script, with its pipes, limits, namespaces and uid."""
