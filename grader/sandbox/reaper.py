@@ -142,9 +142,40 @@ def reap(start: Callable[[], int]) -> int:
         on_signal(signum, None)
     if os.getppid() != parent:  # the parent died before the death signal was asked for
         on_signal(signal.SIGTERM, None)
-    returncode = os.waitstatus_to_exitcode(os.waitpid(child[0], 0)[1])
+    returncode = _wait_for(child[0])
     kill_children(all_ours=True)  # the grade's process is reaped: every child left is the grade's leftover
     return returncode
+
+
+def _wait_for(pid: int) -> int:
+    """Wait for child `pid` to end, with the signal handlers run while it lives; its exit code.
+
+    Not a blocking os.waitpid: a Python handler runs only between bytecodes, so a signal that lands
+    after the last check and before waitpid's system call (a reaper preempted there, on a busy
+    machine) would run its handler only once the child had ended, and a Ctrl-C passed on by that
+    handler would never come. Here each signal, SIGCHLD included, also writes a byte to a pipe
+    (set_wakeup_fd, from the C handler), and select returns on it, however late the wait begins.
+    Set up after the child is started, so a forked grading process inherits none of it.
+    """
+    import select
+
+    wake_r, wake_w = os.pipe()
+    os.set_blocking(wake_w, False)  # set_wakeup_fd's rule: the C handler must never block
+    signal.signal(signal.SIGCHLD, lambda signum, frame: None)  # a handler of Python's, so it writes
+    signal.set_wakeup_fd(wake_w)
+    try:
+        while True:
+            done, status = os.waitpid(pid, os.WNOHANG)  # after the set-up: a child that ended before it is seen here
+            if done:
+                return os.waitstatus_to_exitcode(status)
+            select.select([wake_r], [], [])
+            os.read(wake_r, 512)  # each wake only says "look again"
+    finally:
+        # The sweep that follows may reap a fork bomb's thousands: their SIGCHLDs must not fill the pipe.
+        signal.set_wakeup_fd(-1)
+        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+        os.close(wake_r)
+        os.close(wake_w)
 
 
 def end_as(returncode: int) -> None:

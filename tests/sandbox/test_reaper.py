@@ -140,6 +140,8 @@ def test_sigterm_kills_the_command_and_what_it_left(start_reaper, tmp_path):
 
 
 def test_sigint_reaches_the_command_which_may_close_first(start_reaper, tmp_path):
+    # Short sleeps, not one long one: a Python handler runs between bytecodes, so a SIGINT landing
+    # just before a sleep's system call would wait for the sleep's end (CI met one such 600 s sleep).
     code = """
         import signal, sys, time
         def closing(signum, frame):
@@ -147,7 +149,8 @@ def test_sigint_reaches_the_command_which_may_close_first(start_reaper, tmp_path
             sys.exit(7)
         signal.signal(signal.SIGINT, closing)
         open("ready.txt", "w").write("ready")
-        time.sleep(600)
+        while True:
+            time.sleep(0.05)
     """
     process = start_reaper(code, tmp_path)
     deadline = time.monotonic() + 10
@@ -157,6 +160,49 @@ def test_sigint_reaches_the_command_which_may_close_first(start_reaper, tmp_path
     process.send_signal(signal.SIGINT)
     assert process.wait(timeout=30) == 7
     assert (tmp_path / "closed.txt").read_text() == "closed"
+
+
+def test_a_signal_that_lands_before_the_reapers_wait_still_reaches_the_command(tmp_path):
+    """A signal whose C handler ran where no system call of the reaper's wait could be interrupted.
+
+    The reaper's main thread blocks SIGINT, so the kernel hands it to a thread that only sleeps: its
+    C handler runs there, as it would in a reaper preempted just before its wait's system call. A
+    wait in a blocking waitpid then never runs the Python handler, and the Ctrl-C never comes.
+    """
+    code = textwrap.dedent("""
+        import os, signal, sys, threading, time
+        from grader.sandbox import reaper
+
+        threading.Thread(target=time.sleep, args=(600,), daemon=True).start()  # SIGINT not blocked there
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+
+        def start():
+            parent, pid = os.getpid(), os.fork()
+            if pid == 0:
+                signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+                signal.signal(signal.SIGINT, lambda signum, frame: os._exit(7))
+                open("ready.txt", "w").close()
+                while os.getppid() == parent:  # a reaper that hung and was killed leaves no orphan
+                    time.sleep(0.05)
+                os._exit(1)
+            return pid
+
+        print(reaper.reap(start), flush=True)
+    """)
+    process = subprocess.Popen([sys.executable, "-c", code], cwd=tmp_path, stdout=subprocess.PIPE, text=True,
+                               env={**os.environ, "PYTHONPATH": str(Path(reaper.__file__).parents[2])})
+    try:
+        deadline = time.monotonic() + 10
+        while not (tmp_path / "ready.txt").exists():
+            assert time.monotonic() < deadline
+            time.sleep(0.01)
+        process.send_signal(signal.SIGINT)
+        assert process.wait(timeout=10) == 0
+        assert process.stdout.read().strip() == "7"
+    finally:
+        process.kill()
+        process.wait()
+        process.stdout.close()
 
 
 @pytest.mark.skipif(not LINUX, reason="a parent-death signal and a subreaper need Linux")
