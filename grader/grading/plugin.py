@@ -189,11 +189,12 @@ class GradingSession:
         """Open the sandbox and boot its first worker now, so its interpreter starts while pytest collects."""
         if session.config.option.collectonly or self.settings.submission_error:
             return
-        # Before any worker starts: workers keep to the CPU this process claims (also while it waits).
-        self.cpu_lease = CpuLease()
         self.cpu_start = cpu_time()
         # Its folder holds no submission yet: go() copies it in (in a ready grade, once it is laid out).
+        # Booted before this process pins itself, so the worker's interpreter starts on any CPU, beside
+        # the collection, not on this one; go() keeps it to this process's CPU before student code runs.
         self.sandbox().boot()
+        self.cpu_lease = CpuLease()
 
     def _wait_for_submission(self) -> None:
         """Block until the runner says the run's settings are written, then read them.

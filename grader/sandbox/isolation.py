@@ -163,6 +163,9 @@ class UidLease:
 class CpuLease:
     """One CPU this grading process and its workers keep to, claimed with a lock like a uid lease.
 
+    A worker is told the CPU when it is let go (SandboxWorker.go), before student code runs; one
+    booted before the claim starts its interpreter on any CPU, beside the grading process's work.
+
     A call into the worker is a ping-pong between two processes, and pinning trades the wake-ups'
     cost for the caches': on one CPU the two share them, so big values cross faster (a 10^5-leaf
     tree: 25 ms pinned, 40 ms not), while a small call's round trip depends on the machine (3,000

@@ -279,7 +279,10 @@ class SandboxWorker:
         if linux_mechanisms() and self.process is not None and (pid := worker_pid(self.process.pid)) is not None:
             self._hold_in_cgroup(pid)
             self.measured = (pid, cpu_time(pid))  # before any student code runs
-        self.channel.send_small(wire.dumps_request({"kind": "go", "limits": {"cpu": cpu_seconds}}))
+        go = {"kind": "go", "limits": {"cpu": cpu_seconds}}
+        if hasattr(os, "sched_getaffinity"):  # the worker keeps to this process's CPU (CpuLease) from here on
+            go["cpus"] = sorted(os.sched_getaffinity(0))
+        self.channel.send_small(wire.dumps_request(go))
 
     @property
     def uid(self) -> int:

@@ -206,6 +206,13 @@ def _serve(request_fd, reply_fd, settings):
     size = wire.HEADER.unpack(wire.read_exactly(request_fd, wire.HEADER.size))[0]
     go = wire.loads_request(wire.read_exactly(request_fd, size))
     held.update(_apply_limits(go["limits"]))
+    # The grading process's CPU, so that a call's ping-pong stays on one CPU (isolation.CpuLease). The
+    # worker starts on any CPU, beside the collection, and keeps to this one before student code runs.
+    if go.get("cpus") and hasattr(os, "sched_setaffinity"):
+        try:
+            os.sched_setaffinity(0, go["cpus"])
+        except OSError:  # a CPU outside this process's cpuset: for speed only, so it runs where it may
+            pass
     # Facts about the worker go out before any student code runs, so that no student can forge them.
     reply({"kind": "hello", "python": sys.version.split()[0], "limits": held, "confinement": confinement})
     module, error = _import_student(settings["module"][: -len(".py")], folder, module_path)

@@ -734,6 +734,25 @@ def test_a_worker_interpreter_of_another_python_version_is_a_kit_fault(tmp_path,
         shutil.rmtree(place, ignore_errors=True)
 
 
+@pytest.mark.skipif(not hasattr(os, "sched_setaffinity") or len(os.sched_getaffinity(0)) < 2,
+                    reason="CPU affinity is a Linux feature, and pinning needs two CPUs to show")
+def test_a_worker_booted_before_the_pin_keeps_to_the_grading_process_cpu_once_let_go(tmp_path):
+    # A grade boots its first worker before its CpuLease pins it, so the worker's interpreter starts on
+    # any CPU; go() must still keep the worker, and the student code it runs, to the grader's CPU.
+    allowed = os.sched_getaffinity(0)
+    box = make_sandbox(tmp_path, STUDENT + "\ndef affinity():\n    return sorted(os.sched_getaffinity(0))\n",
+                       functions=("add", "affinity"))
+    try:
+        box.boot()
+        cpu = max(allowed)
+        os.sched_setaffinity(0, {cpu})
+        box.start()
+        assert call(box, "affinity") == [cpu]
+    finally:
+        os.sched_setaffinity(0, allowed)
+        box.close()
+
+
 @pytest.mark.skipif(not hasattr(os, "sched_setaffinity"), reason="CPU affinity is a Linux feature")
 def test_cpu_leases_pin_side_by_side_grades_to_different_cpus():
     # Grading processes side by side, each holding its lease until its stdin closes.
