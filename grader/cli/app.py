@@ -49,11 +49,15 @@ class LazyConsole:
 
 
 def _load_display_meanwhile() -> None:
-    """Import the display (and rich) in a thread, while the main thread waits for the checks."""
-    import importlib
+    """Import the display (and rich) and prepare it in a thread, while the main thread waits for the checks."""
     import threading
 
-    threading.Thread(target=importlib.import_module, args=("grader.cli.student_view",), daemon=True).start()
+    def prepare() -> None:
+        from grader.cli import student_view
+
+        student_view.prepare()
+
+    threading.Thread(target=prepare, daemon=True).start()
 
 
 def run_command(args: argparse.Namespace, console: Console) -> int:

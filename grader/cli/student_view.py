@@ -32,6 +32,14 @@ PROGRESS_BAR_WIDTH = 30
 # Failure messages are indented under their check's name.
 INDENT = 6
 
+def prepare() -> None:
+    """Print a line of marks off-screen, so that rich loads what it loads on first use (its emoji
+    names, its table of character widths) while the checks run, not while the student waits."""
+    import io
+
+    Console(file=io.StringIO(), highlight=False).print(" ".join(mark for mark, _ in OUTCOME_MARKS.values()))
+
+
 def print_wrapped(console: Console, text: Text, indent: int = 0) -> None:
     """Print `text` wrapped to the console's width, each line indented, with no trailing blanks (unlike Padding)."""
     for line in text.wrap(console, max(console.width - indent, 20)):

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import io
 import json
+import subprocess
+import sys
 
 import pytest
 from rich.console import Console
@@ -11,7 +13,7 @@ from rich.console import Console
 from grader.cli import instructor_view
 from grader.cli import student_view as display
 from grader.outcomes import Regraded
-from tests.conftest import golden_report
+from tests.conftest import REPO, golden_report
 
 SANDBOX = {"memory_mb": 512}
 
@@ -181,3 +183,20 @@ def test_no_diagnosis_no_words():
     older = golden_report("partial_solution")
     del older["diagnosis"]  # a report stored before diagnoses
     assert "known mistake" not in render(display.print_report, older, [])
+
+
+def test_a_prepared_display_loads_nothing_more_to_show_a_report():
+    # A fresh interpreter: in this one, other tests have long since loaded whatever rich loads late.
+    script = """
+import io, json, sys
+from rich.console import Console
+from grader.cli import student_view
+from tests.conftest import golden_report
+student_view.prepare()
+before = set(sys.modules)
+for case in ("full_solution", "import_exception"):
+    student_view.print_report(Console(file=io.StringIO(), highlight=False), golden_report(case), [])
+print(json.dumps(sorted(set(sys.modules) - before)))
+"""
+    done = subprocess.run([sys.executable, "-c", script], cwd=REPO, capture_output=True, text=True, check=True)
+    assert json.loads(done.stdout) == []

@@ -364,3 +364,28 @@ def test_ctrl_c_during_a_grade_stops_it_at_once_in_one_line_with_exit_130(toy_ki
     # Not a speed check: a grading process that did not stop on its own is killed only once this
     # grace has passed (a Ctrl-C during collection used to wait for the student's import instead).
     assert stopped_after < INTERRUPT_GRACE
+
+
+def test_the_display_is_ready_before_the_checks_end(toy_kit, tmp_path):
+    """What rich loads on first use is loaded while the checks run: none of it while the student waits."""
+    # A fresh interpreter running `grade`, told when pytest has ended; the display's thread is waited
+    # for there, so only what the report itself still loads is counted.
+    script = f"""
+import json, sys, threading
+from grader.cli import entry
+from grader.grading import pytest_run
+wait, seen = pytest_run._wait_for_pytest, []
+def waited(*args, **kwargs):
+    fault = wait(*args, **kwargs)
+    for thread in threading.enumerate():
+        if thread is not threading.main_thread():
+            thread.join()
+    seen.append(set(sys.modules))
+    return fault
+pytest_run._wait_for_pytest = waited
+code = entry.grade_command(["--kit", {str(toy_kit.root)!r}, "toy", "--solution", "--output", {str(tmp_path / "r.json")!r}])
+print(json.dumps([code, sorted(set(sys.modules) - seen[0])]))
+"""
+    done = subprocess.run([sys.executable, "-c", script], cwd=REPO, capture_output=True, text=True, timeout=300)
+    code, loaded = json.loads(done.stdout.splitlines()[-1])
+    assert code == 0 and [name for name in loaded if name.startswith("rich")] == []
