@@ -32,6 +32,7 @@ PROGRESS_BAR_WIDTH = 30
 # Failure messages are indented under their check's name.
 INDENT = 6
 
+
 def prepare() -> None:
     """Print a line of marks off-screen, so that rich loads what it loads on first use (its emoji
     names, its table of character widths) while the checks run, not while the student waits."""
