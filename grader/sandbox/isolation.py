@@ -210,8 +210,9 @@ def kill_uid(uid: int) -> None:
             os.setgroups([])
             os.setgid(uid)
             os.setuid(uid)
-            # kill(-1) reaches every process this uid may signal, except the caller; repeat until
-            # none is left so that a process forked during one sweep falls to the next.
+            # kill(-1) reaches every process this uid may signal, except the caller. Each round is a
+            # fresh pass, for a process forked during the one before. ESRCH ends the loop only on a
+            # machine with no other process: the kernel counts the ones it may not signal as found.
             for _ in range(100):
                 os.kill(-1, signal.SIGKILL)
         except ProcessLookupError:
