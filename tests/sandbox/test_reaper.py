@@ -101,11 +101,16 @@ def kill_grade_and_expect_all_dead(runner: str, cwd: Path, folder: Path, names: 
         assert _wait_dead(pid), f"the {name} outlived grade"
 
 
-def _daemon_pid(folder: Path) -> int:
-    deadline = time.monotonic() + 10
-    while not (folder / "pid.txt").exists():
-        assert time.monotonic() < deadline, "the daemon never started"
+def _wait_for_file(path: Path, what: str, seconds: float = 10) -> None:
+    """Wait until `path` exists (a stand-in command says it is ready); fail if it never comes."""
+    deadline = time.monotonic() + seconds
+    while not path.exists():
+        assert time.monotonic() < deadline, f"{what} never came"
         time.sleep(0.01)
+
+
+def _daemon_pid(folder: Path) -> int:
+    _wait_for_file(folder / "pid.txt", "the daemon")
     return int((folder / "pid.txt").read_text())
 
 
@@ -153,10 +158,7 @@ def test_sigint_reaches_the_command_which_may_close_first(start_reaper, tmp_path
             time.sleep(0.05)
     """
     process = start_reaper(code, tmp_path)
-    deadline = time.monotonic() + 10
-    while not (tmp_path / "ready.txt").exists():
-        assert time.monotonic() < deadline
-        time.sleep(0.01)
+    _wait_for_file(tmp_path / "ready.txt", "the command's ready")
     process.send_signal(signal.SIGINT)
     assert process.wait(timeout=30) == 7
     assert (tmp_path / "closed.txt").read_text() == "closed"
@@ -192,10 +194,7 @@ def test_a_signal_that_lands_before_the_reapers_wait_still_reaches_the_command(t
     process = subprocess.Popen([sys.executable, "-c", code], cwd=tmp_path, stdout=subprocess.PIPE, text=True,
                                env={**os.environ, "PYTHONPATH": str(Path(reaper.__file__).parents[2])})
     try:
-        deadline = time.monotonic() + 10
-        while not (tmp_path / "ready.txt").exists():
-            assert time.monotonic() < deadline
-            time.sleep(0.01)
+        _wait_for_file(tmp_path / "ready.txt", "the command's ready")
         process.send_signal(signal.SIGINT)
         assert process.wait(timeout=10) == 0
         assert process.stdout.read().strip() == "7"
