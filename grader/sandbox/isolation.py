@@ -136,6 +136,12 @@ def _claim(lock: Path) -> int | None:
     return fd
 
 
+# What a uid's lock file holds while no process of the uid is left and nothing it left remains.
+# No process of a uid can appear once it is swept: kill(-1) as the uid ends every one (a fork
+# cannot finish with SIGKILL pending), and only the uid's lease holder starts a worker under it.
+SWEPT_MARK = b"swept\n"
+
+
 class UidLease:
     """An exclusive claim on one worker uid, shared safely between parallel grading processes."""
 
@@ -152,11 +158,19 @@ class UidLease:
             if fd is not None:
                 self.uid = self.gid = uid
                 self._fd = fd
+                # Whether the last holder killed the uid's processes and removed its leftovers before
+                # it let go. The mark is taken off now: if this holder dies before it sweeps, the next
+                # one must sweep. Only root writes the folder (0700), so no worker can forge it.
+                self.swept = os.pread(fd, len(SWEPT_MARK) + 1, 0) == SWEPT_MARK
+                os.ftruncate(fd, 0)
                 return
         raise SandboxError(f"every worker uid in {low}-{high} is in use; widen {UID_RANGE_ENV}")
 
-    def release(self):
-        """Give the uid back."""
+    def release(self, swept: bool = False):
+        """Give the uid back; `swept`: no process of it is left and its leftovers are gone, so the next
+        holder need not sweep it again."""
+        if swept:
+            os.pwrite(self._fd, SWEPT_MARK, 0)
         os.close(self._fd)
 
 
@@ -281,20 +295,25 @@ def remove_sysv_ipc(uid: int) -> None:
 
 
 def sweep_uid(uid: int) -> None:
-    """Kill what is left of a uid whose lease this process gave up, unless another grader leased it since.
+    """Kill what is left of a uid whose lease this process gave up, unless another grader leased it since
+    or its last holder swept it.
 
     A new holder kills the uid's survivors before it starts a worker, so a busy uid needs nothing,
-    and sweeping it anyway would kill that grader's worker.
+    and sweeping it anyway would kill that grader's worker. A worker's close sweeps its uid and
+    marks the lease so, which makes the sweeps after a grade that ended well cost a lock and a read.
     """
     try:
         lease = UidLease(range(uid, uid + 1))
     except SandboxError:
         return
+    swept = lease.swept  # its last holder swept it (a worker's close): nothing of it is left to kill
     try:
-        kill_uid(uid)
-        remove_leftovers(uid)
+        if not swept:
+            kill_uid(uid)
+            remove_leftovers(uid)
+            swept = True
     finally:
-        lease.release()
+        lease.release(swept)
 
 
 def sweep_workers(uids) -> None:

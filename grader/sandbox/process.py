@@ -160,8 +160,9 @@ class SandboxWorker:
         work = self.home / "work"
         work.mkdir()
         if self.lease:
-            kill_uid(self.lease.uid)  # a survivor from an earlier grade must not share this uid
-            remove_leftovers(self.lease.uid)
+            if not self.lease.swept:  # a survivor from an earlier grade must not share this uid
+                kill_uid(self.lease.uid)
+                remove_leftovers(self.lease.uid)
             os.chown(work, self.lease.uid, self.lease.gid)
         os.chmod(work, 0o700)
         return work
@@ -354,7 +355,7 @@ class SandboxWorker:
         shutil.rmtree(self.home, ignore_errors=True)
         if self.lease is not None:
             remove_leftovers(self.lease.uid)
-            self.lease.release()
+            self.lease.release(swept=True)  # killed above, and no process of the uid can start since
             self.lease = None
         return returncode
 

@@ -679,6 +679,46 @@ def test_as_root_a_sweep_spares_a_uid_another_grader_has_leased():
     assert sleeper.wait(timeout=5) == -signal.SIGKILL
 
 
+@as_root
+def test_as_root_a_uid_is_swept_before_its_next_worker_unless_its_last_holder_swept_it(tmp_path, monkeypatch):
+    """A worker's close marks its uid's lease swept, which spares the next holder a sweep; a holder
+    that let go without sweeping (a grader killed) leaves no mark, and its survivor dies first."""
+    from grader.sandbox.isolation import UidLease
+
+    low, high = uid_range()
+    probe = next(lease for uid in range(high, low - 1, -1)
+                 if (lease := _try_lease(UidLease, uid)) is not None)  # a uid no grader holds now
+    uid = probe.uid
+    monkeypatch.setenv("GRADE_UID_RANGE", f"{uid}-{uid}")
+    survivor = subprocess.Popen(["/bin/sleep", "60"], user=uid, group=uid, extra_groups=[])
+    probe.release()  # no mark: whoever holds the uid next must kill the survivor
+    box = make_sandbox(tmp_path)
+    try:
+        assert call(box, "add", 2, 3) == 5
+        assert box.uid == uid
+        assert survivor.wait(timeout=5) == -signal.SIGKILL
+    finally:
+        box.close()
+    after = UidLease(range(uid, uid + 1))
+    assert after.swept  # the worker's close swept the uid
+    late = subprocess.Popen(["/bin/sleep", "60"], user=uid, group=uid, extra_groups=[])
+    after.release()  # started while this lease held the uid, and not swept: the mark is gone
+    again = UidLease(range(uid, uid + 1))
+    try:
+        assert not again.swept
+    finally:
+        again.release()
+        late.kill()
+        late.wait()
+
+
+def _try_lease(lease_type, uid):
+    try:
+        return lease_type(range(uid, uid + 1))
+    except SandboxError:
+        return None
+
+
 def test_a_malformed_reply_forged_by_student_code_is_a_broken_channel(tmp_path):
     """Student code can write frames to the reply pipe; one of the wrong shape must not crash the grader."""
     forger = '''
