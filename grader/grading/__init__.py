@@ -1,7 +1,7 @@
 """The grading wing: one grade is a pytest process, under the grade's reaper, whose plugin calls the sandbox.
 
-Its face is below; code outside the wing imports only these names. pytest loads the plugin by its
-module name, `PLUGIN`.
+Its face is below; code outside the wing imports only these names. `PLUGIN` names the plugin's
+module, which `pytest_main`, the grading process's main, hands to pytest.
 """
 
 from grader.faces import lazy_exports

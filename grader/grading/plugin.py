@@ -1,6 +1,6 @@
 """The pytest side of grading: markers, the `student` and `rng` fixtures, and per-check feedback.
 
-pytest loads this module with `-p grader.grading.plugin` in the grading process, which never runs student
+pytest is handed this module by `grader.grading.pytest_main` in the grading process, which never runs student
 code itself: every call goes through the sandbox. The hooks only collect; `scoring` turns what they
 recorded (pytest-json-report's raw report, with each check's feedback as its metadata) into the score report.
 The files it shares with the runner are typed, in `grader.run_contract`.

@@ -13,7 +13,6 @@ import sys
 import time
 from pathlib import Path
 
-from grader.grading import PLUGIN
 from grader.catalog import Exercise, Kit, KitError
 from grader.run_contract import Collected, RunFiles, RunSettings, SandboxFacts, StopAt, read_json
 from grader import sandbox  # the face: the rest of the sandbox loads on first use, once pytest is started
@@ -33,16 +32,17 @@ INTERRUPT_GRACE = 5.0
 REAPER_GRACE = 10.0
 # pytest's exit code for an error inside pytest or a plugin (pytest.ExitCode.INTERNAL_ERROR).
 PYTEST_INTERNAL_ERROR = 3
+# The grading process's main module: pytest with the grading run's plugins (grader/grading/pytest_main.py).
+GRADING_MAIN = "grader.grading.pytest_main"
 # pytest's built-in plugins that a grading run leaves out (see _pytest_arguments).
 UNUSED_PYTEST_PLUGINS = ("junitxml", "doctest", "pastebin", "debugging", "setuponly", "setupplan", "stepwise",
                          "unittest", "tmpdir", "monkeypatch", "recwarn", "logging", "subtests", "threadexception")
 
 
 def _pytest_arguments(files: RunFiles, kit: Kit, exercise: Exercise, check_files: list[Path]) -> list[str]:
-    """pytest's command line for one grade (after `python -S -P -m pytest`)."""
+    """pytest's command line for one grade (after `python -S -P -m GRADING_MAIN`, which hands pytest
+    its plugins as modules: nothing else installed can join the grading run)."""
     return [
-        # Plugins are loaded by name only, so nothing else installed can join the grading run.
-        "-p", "pytest_timeout", "-p", "pytest_jsonreport.plugin", "-p", PLUGIN,
         # No cache folder; and no unraisable-exception plugin, whose garbage collections at the end
         # cost a grade tens of milliseconds and check nothing a check needs.
         "-p", "no:cacheprovider", "-p", "no:unraisableexception",
@@ -173,7 +173,7 @@ def start_pytest(kit: Kit, exercise: Exercise, files: RunFiles, settings: RunSet
         if launcher is not None:  # forked by the launcher, under a reaper it forks first
             waiting = () if wait_fd is None else ("--grade-wait", 0)  # 0: the first of pass_fds
             with contextlib.suppress(sandbox.LauncherEnded):  # killed (by a student, not as root): start afresh
-                return launcher.launch(sandbox.Launch("pytest", (*arguments, *waiting), grading_env(),
+                return launcher.launch(sandbox.Launch(GRADING_MAIN, (*arguments, *waiting), grading_env(),
                                                       str(files.pytest_root), () if wait_fd is None else (wait_fd,)),
                                        log.fileno())
         if wait_fd is not None:
@@ -184,7 +184,7 @@ def start_pytest(kit: Kit, exercise: Exercise, files: RunFiles, settings: RunSet
         return subprocess.Popen(
             # -S: no `site`, whose .pth files (an editable install's finder among them) cost every grade
             # tens of milliseconds; the import path comes whole from this process (grading_env).
-            reaper_command([sys.executable, "-S", "-P", "-m", "pytest", *arguments]),
+            reaper_command([sys.executable, "-S", "-P", "-m", GRADING_MAIN, *arguments]),
             cwd=files.pytest_root, env=grading_env(),
             stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
             pass_fds=() if wait_fd is None else (wait_fd,),

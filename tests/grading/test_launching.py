@@ -24,3 +24,22 @@ def test_pytest_s_own_variables_in_the_graders_environment_change_no_report(repo
     assert 0 < stirred["score"] == plain["score"] < plain["max_score"]
     assert [(test["name"], test["outcome"]) for test in stirred["tests"]] == \
         [(test["name"], test["outcome"]) for test in plain["tests"]]
+
+
+def test_an_installed_plugin_named_like_a_grading_plugin_does_not_join_the_run(repo_kit, tmp_path, monkeypatch,
+                                                                             validate_report):
+    """A distribution on the import path whose pytest entry point bears a grading plugin's module name
+    (`pytest -p pytest_timeout` would load it instead) is not loaded: the plugins are handed over as modules."""
+    joined = tmp_path / "joined"
+    site = tmp_path / "site"
+    (site / "impostor-1.0.dist-info").mkdir(parents=True)
+    (site / "impostor-1.0.dist-info" / "METADATA").write_text("Metadata-Version: 2.1\nName: impostor\nVersion: 1.0\n")
+    (site / "impostor-1.0.dist-info" / "entry_points.txt").write_text(
+        "[pytest11]\npytest_timeout = impostor_plugin\n")
+    (site / "impostor_plugin.py").write_text(f"def pytest_configure(config):\n    open({str(joined)!r}, 'w').close()\n")
+    monkeypatch.syspath_prepend(str(site))  # the grading process takes its import path from this one
+    exercise = repo_kit.resolve("ex01")
+    reference = exercise.solution_dir(repo_kit.root) / exercise.module
+    report = validate_report(grade(repo_kit, exercise, Submission(reference, exercise.module), seed=1))
+    assert report["status"] == "pass" and report["score"] == report["max_score"]
+    assert not joined.exists()
