@@ -14,8 +14,9 @@ the grader's privileges, in this order:
 4. it changes into that root (pivot_root) and forks the worker, process 2, which drops to the
    worker's uid with no way back and execs; process 1 reaps orphans until the worker ends.
 
-The worker joins its memory cgroup itself, first thing after its exec and before any student code
-(grader/sandbox/process.py says why), not here.
+Process 1 also moves the worker into its memory cgroup, once the worker has exec'd, so the move's
+wait passes while the worker's interpreter starts (grader/sandbox/process.py says why it is not made
+before the exec); the grading side checks the move before any student code runs.
 
 Whatever cannot be had (no Linux, a container that forbids unshare) is left out, and the worker
 says in its first message which namespaces it really runs in; the report shows that.
@@ -23,6 +24,7 @@ says in its first message which namespaces it really runs in; the report shows t
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import os
 import platform
@@ -128,9 +130,13 @@ class _Libc:
 class Launch:
     """The preexec function of one worker's Popen: namespaces, a root of its own, then the uid drop."""
 
-    def __init__(self, confinement: Confinement | None, uid: int | None, gid: int | None):
+    def __init__(self, confinement: Confinement | None, uid: int | None, gid: int | None,
+                 cgroup_fd: int | None = None):
         self.confinement = confinement
         self.uid, self.gid = uid, gid
+        # The worker's memory cgroup's cgroup.procs, open for writing: process 1 moves the worker
+        # into it (root's descriptor; the worker never holds it).
+        self.cgroup_fd = cgroup_fd
         self.libc = _Libc() if sys.platform.startswith("linux") else None
         # Names and numbers the child needs, worked out here: the child must not import or allocate much.
         self.real_uid, self.real_gid = os.getuid(), os.getgid()
@@ -178,9 +184,14 @@ class Launch:
         # worker group 2, so a killpg(getpgid(getppid())) by student code reaches only process 1,
         # which ignores it, and not the worker itself through a group it cannot name.
         os.setsid()
+        # Closed by the worker's exec (close-on-exec), which process 1 waits for before it moves the
+        # worker into its memory cgroup: a move under way would hold up the exec that Popen awaits.
+        exec_r, exec_w = os.pipe2(os.O_CLOEXEC)
         worker = os.fork()
         if worker != 0:
-            self._be_process_one(worker, status_w)
+            os.close(exec_w)
+            self._be_process_one(worker, status_w, exec_r)
+        os.close(exec_r)
         os.close(status_w)
         os.setsid()
 
@@ -211,11 +222,24 @@ class Launch:
         finally:
             os._exit(70)
 
-    def _be_process_one(self, worker: int, status_w: int) -> None:
-        """Process 1 of the namespace: reap every orphan until the worker ends, then say how it ended."""
+    def _be_process_one(self, worker: int, status_w: int, exec_r: int) -> None:
+        """Process 1 of the namespace: move the worker into its memory cgroup once it has exec'd, reap
+        every orphan until the worker ends, then say how it ended."""
         try:
-            os.closerange(0, status_w)
-            os.closerange(status_w + 1, 1 << 16)
+            # Every descriptor but these three goes first: Popen's error pipe among them, whose end
+            # of file, with the worker's exec, lets the grading side go on.
+            kept = sorted({status_w, exec_r, *(() if self.cgroup_fd is None else (self.cgroup_fd,))})
+            for low, high in zip([-1, *kept], [*kept, 1 << 16]):
+                os.closerange(low + 1, high)
+            _read(exec_r)  # end of file: the worker has exec'd (or died)
+            os.close(exec_r)
+            if self.cgroup_fd is not None:
+                # The worker's number in this namespace, which is this process's too. Made while the
+                # worker's interpreter starts and imports; the grading side checks it before any
+                # student code runs, and moves the worker itself if this failed or is not over yet.
+                with contextlib.suppress(OSError):
+                    os.write(self.cgroup_fd, str(worker).encode())
+                os.close(self.cgroup_fd)
             self.libc.prctl(PR_SET_PDEATHSIG, int(signal.SIGKILL))  # the waiter gone, the namespace goes
             while True:
                 pid, status = _wait(-1)

@@ -183,14 +183,16 @@ class SandboxWorker:
                     os.chown(copied / name, self.lease.uid, self.lease.gid, follow_symlinks=False)
 
     def _cgroup_descriptor(self) -> int | None:
-        """The descriptor through which the worker moves itself into its memory cgroup, if it has one.
+        """The descriptor through which the worker is moved into its memory cgroup, if it has one.
 
         The move waits on the kernel (its lock on migrations waits out an RCU grace period: 6 to 24 ms
-        when no move ran lately), so the worker makes it, first thing after its exec, while pytest
-        collects, and not the launch, which this process's Popen waits for. Opened here, as root;
-        through it an unprivileged process may move only processes of its own uid, the worker's alone
-        (and the worker closes it before any student code runs). go() makes sure the move happened,
-        and makes it itself where there is no descriptor.
+        when no move ran lately), so it is made while pytest collects, and not in the part of the
+        launch that this process's Popen waits for: in namespaces by the worker's process 1, once the
+        worker has exec'd; else by the worker itself, first thing after its exec. Opened here, as
+        root; through it an unprivileged process may move only processes of its own uid, the
+        worker's alone (and the worker closes it before any student code runs). go() makes sure the
+        move happened, and makes it itself where there is no descriptor or the kernel refused the
+        namespaces.
         """
         if self.cgroup is None or not linux_mechanisms():
             return None
@@ -209,17 +211,23 @@ class SandboxWorker:
         request_r, request_w = os.pipe()
         reply_r, reply_w = os.pipe()
         cgroup_fd = self._cgroup_descriptor()
-        passed = (request_r, reply_w) if cgroup_fd is None else (request_r, reply_w, cgroup_fd)
+        # In namespaces of its own, the worker is moved by its process 1, which has nothing else to do
+        # and starts the move once the worker has exec'd: the wait passes while the worker's
+        # interpreter starts and imports, not after them. Otherwise the worker moves itself.
+        moved_by_launch = cgroup_fd is not None and confinement is not None and linux_mechanisms()
+        worker_cgroup_fd = None if moved_by_launch else cgroup_fd
+        passed = (request_r, reply_w) if worker_cgroup_fd is None else (request_r, reply_w, worker_cgroup_fd)
         worker_settings = {"module": settings.module, "functions": list(settings.functions),
                            "limits": worker_limits(settings.memory_mb, self.lease is not None),
                            "linux": linux_mechanisms(),
                            # Which grade a worker belongs to, for the kit's tests that look for leftovers.
                            "parent_pid": os.getpid(), "grade_pid": settings.owner_pid,
                            # Checked by the worker: in a root of its own, the grade's files are out of sight.
-                           "outside": str(settings.source_dir), "memory_cgroup_fd": cgroup_fd}
+                           "outside": str(settings.source_dir), "memory_cgroup_fd": worker_cgroup_fd}
         # On Linux the launch (namespaces.Launch) drops the uid itself, after the namespaces, which
         # need the grader's privileges; elsewhere subprocess drops the uid.
-        self.launch = Launch(confinement, uid, gid) if linux_mechanisms() else None
+        self.launch = (Launch(confinement, uid, gid, cgroup_fd if moved_by_launch else None)
+                       if linux_mechanisms() else None)
         drop = self.lease is not None and self.launch is None
         try:
             with open(self.boot_log, "wb") as boot_log:
@@ -244,7 +252,7 @@ class SandboxWorker:
                 os.close(fd)
             raise
         finally:
-            for fd in passed:
+            for fd in {*passed, *(() if cgroup_fd is None else (cgroup_fd,))}:
                 os.close(fd)
         self.live_workers.add(self.process.pid)
         self.channel = Channel(request_w, reply_r)
@@ -262,7 +270,7 @@ class SandboxWorker:
                 self.cgroup = None
 
     def _hold_in_cgroup(self, pid: int) -> None:
-        """Make sure the worker is in its memory cgroup before it is let go: it moved itself at its start
+        """Make sure the worker is in its memory cgroup before it is let go: it was moved at its start
         unless the kernel refused it or it is still waiting, and then it is moved from here."""
         if self.cgroup is None or self.cgroup.holds(pid):
             return

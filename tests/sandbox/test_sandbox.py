@@ -547,18 +547,35 @@ def test_as_root_the_worker_and_its_children_share_one_memory_cgroup(sandbox):
 
 
 @needs_cgroup
-def test_as_root_a_worker_moves_itself_into_its_memory_cgroup_before_it_is_let_go(tmp_path):
+@pytest.mark.parametrize("namespaces", ["on", "off"])
+def test_as_root_a_worker_is_in_its_memory_cgroup_before_it_is_let_go_and_holds_no_way_into_it(
+        tmp_path, monkeypatch, namespaces):
+    """Moved by its process 1 in namespaces of its own, else by itself, while it starts; the
+    descriptor that moves it is gone from the worker before it could run student code."""
+    monkeypatch.setenv(NAMESPACES_ENV, namespaces)
     box = make_sandbox(tmp_path)
     try:
-        box.boot()  # started ahead: go() has not run, so only the worker itself can have moved
+        box.boot()  # started ahead: go() has not run, so only the launch or the worker can have moved it
         worker = box._spare
         pid = worker_pid(worker.process.pid)
         deadline = time.monotonic() + 10
-        while not worker.cgroup.holds(pid) and time.monotonic() < deadline:
+        while not (worker.cgroup.holds(pid) and not _opens_cgroup_procs(pid)) and time.monotonic() < deadline:
             time.sleep(0.01)
         assert memory_group(pid).endswith(f"/minimax-kit-{worker.uid}")
+        assert not _opens_cgroup_procs(pid)
+        held = box.start()
+        assert held["kind"] == "ready" and box.environment()["namespaces"]["pid"] is (namespaces == "on")
     finally:
         box.close()
+
+
+def _opens_cgroup_procs(pid: int) -> bool:
+    """Whether process `pid` holds a descriptor of a cgroup's cgroup.procs."""
+    links = []
+    for fd in os.listdir(f"/proc/{pid}/fd"):
+        with contextlib.suppress(OSError):
+            links.append(os.readlink(f"/proc/{pid}/fd/{fd}"))
+    return any(link.endswith("/cgroup.procs") for link in links)
 
 
 @needs_cgroup
