@@ -252,7 +252,7 @@ class SandboxWorker:
                 os.close(fd)
             raise
         finally:
-            for fd in {*passed, *(() if cgroup_fd is None else (cgroup_fd,))}:
+            for fd in {*passed, cgroup_fd} - {None}:  # the cgroup's descriptor is in `passed` only for the worker
                 os.close(fd)
         self.live_workers.add(self.process.pid)
         self.channel = Channel(request_w, reply_r)
