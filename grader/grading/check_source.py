@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import inspect
+import sys
 import tokenize
 from types import FunctionType
 
@@ -23,9 +24,14 @@ class CheckSources:
 
     def of(self, function: FunctionType) -> str:
         """`function`'s source, decorators included, as inspect.getsource gives it."""
-        code = inspect.unwrap(function).__code__  # as inspect does: a wrapper's own code is not the check's
+        unwrapped = inspect.unwrap(function)  # as inspect does: a wrapper's own code is not the check's
+        code = unwrapped.__code__
+        # A check file's bytecode comes from the kit's cache, compiled in an earlier run's folder, so
+        # co_filename can name a folder that is gone; the module's __file__ is where this run read it.
+        module = sys.modules.get(unwrapped.__module__)
+        path = getattr(module, "__file__", None) or code.co_filename
         try:
-            lines, ends = self._file(code.co_filename)
+            lines, ends = self._file(path)
         except (OSError, SyntaxError, ValueError):  # no such file (code made by exec): inspect says why
             lines, ends = [], {}
         end = ends.get(code.co_firstlineno)

@@ -149,3 +149,17 @@ def test_a_file_is_read_once_per_collection(tmp_path, monkeypatch):
     assert sources.of(module.one) == "def one():\n    return 1\n"
     path.write_text("# changed after the first read\n", encoding="utf-8")
     assert sources.of(module.two) == "def two():\n    return 2\n"
+
+
+def test_a_function_compiled_in_a_folder_since_removed_is_read_from_its_modules_file(tmp_path, monkeypatch):
+    """The checks' cached bytecode names the run folder it was compiled in, which a later run has removed."""
+    path = tmp_path / "cached.py"
+    path.write_text("def one():\n    return 1\n", encoding="utf-8")
+    module = _load(path, monkeypatch)
+    module.one.__code__ = module.one.__code__.replace(co_filename=str(tmp_path / "gone" / "cached.py"))
+    # pytest's rewriting loader has no get_source, so the tokenizer's way cannot find the text either.
+    monkeypatch.setattr(module, "__loader__", None)
+    monkeypatch.setattr(module, "__spec__", None)
+    with pytest.raises(OSError):
+        inspect.getsource(module.one)
+    assert CheckSources().of(module.one) == "def one():\n    return 1\n"
