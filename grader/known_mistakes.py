@@ -12,6 +12,8 @@ reference) and, optionally, the checks that must fail for it (`caught_by`, test 
 Those checks must fail on a value, an exception or a crash: a deadline alone does not show that a
 check catches the mistake, and on a busy machine it comes first. A mistake that changes nothing
 but time (a missing memo) says so in `deadline`, a one-line reason, and then a timeout counts.
+A mistake that breaks one rule may cap what it costs with `max_cost`, the most points it may lose
+(the points of that rule's own checks); `grade check` grades it whole and proves the cap.
 
     format_version = 1
 
@@ -20,11 +22,13 @@ but time (a missing memo) says so in `deadline`, a one-line reason, and then a t
     why = "cuts off only when alpha > beta, so ties are searched"
     caught_by = ["test_ties_are_cut_off"]
     edits = [{find = "if alpha >= beta:", replace = "if alpha > beta:"}]
+    max_cost = 2
 """
 
 from __future__ import annotations
 
 import ast
+import math
 import re
 import tomllib
 from dataclasses import dataclass
@@ -35,7 +39,7 @@ from grader.catalog import Exercise, KitError
 MUTANTS_FILE = "mutants.toml"
 FORMAT_VERSION = 1
 NAME = re.compile(r"^[a-z][a-z0-9_]*$")
-_FIELDS = {"name", "why", "edits", "caught_by", "deadline"}
+_FIELDS = {"name", "why", "edits", "caught_by", "deadline", "max_cost"}
 
 
 @dataclass(frozen=True)
@@ -57,6 +61,8 @@ class Mutant:
     """Test functions that must fail for this mutant; empty means any lost points count (not a timeout alone)."""
     deadline: str = ""
     """Why a timeout is the point (the mistake changes no answer, only the time); empty: a timeout does not count."""
+    max_cost: float | None = None
+    """The most points the mistake may cost (its own rule's checks); None: no cap."""
 
 
 def mutants_path(exercise: Exercise, kit_root: Path) -> Path:
@@ -105,7 +111,12 @@ def _mutant(entry, where: str, index: int) -> Mutant:
         raise KitError(f"{label}: field 'deadline' must be one line saying why a timeout is the point, got {deadline!r}")
     if deadline.strip() and not caught_by:
         raise KitError(f"{label}: field 'deadline' needs 'caught_by', the checks whose deadlines catch the mistake")
-    return Mutant(name, why, tuple(parsed), tuple(caught_by), deadline.strip())
+    max_cost = entry.get("max_cost")
+    if max_cost is not None and (type(max_cost) not in (int, float) or not math.isfinite(max_cost) or max_cost <= 0):
+        raise KitError(f"{label}: field 'max_cost' must be a positive number, the most points the mistake may cost, "
+                       f"got {max_cost!r}")
+    return Mutant(name, why, tuple(parsed), tuple(caught_by), deadline.strip(),
+                  None if max_cost is None else float(max_cost))
 
 
 def load_mutants(exercise: Exercise, kit_root: Path) -> list[Mutant]:

@@ -59,6 +59,11 @@ def test_mutants_load_in_file_order_and_apply_to_the_reference(toy_kit):
      "deadline = 'only slower'\n", "mutant 'x': field 'deadline' needs 'caught_by'"),
     ("format_version = 1\n[[mutant]]\nname = 'x'\nwhy = 'y'\nedits = [{find = 'a', replace = 'b'}]\n"
      "caught_by = ['test_a']\ndeadline = 3\n", "mutant 'x': field 'deadline' must be one line"),
+    *[("format_version = 1\n[[mutant]]\nname = 'x'\nwhy = 'y'\nedits = [{find = 'a', replace = 'b'}]\n"
+       f"max_cost = {bad}\n", f"mutant 'x': field 'max_cost' must be a positive number, the most points the "
+       f"mistake may cost, got {shown}")
+      for bad, shown in [("0", "0"), ("-1", "-1"), ("'2'", "'2'"), ("true", "True"), ("inf", "inf"), ("nan", "nan"),
+                         ("[2]", "[2]")]],
 ])
 def test_a_malformed_mutants_file_names_the_file_the_mutant_and_the_field(toy_kit, text, words):
     exercise = _write(toy_kit, text)
@@ -103,6 +108,32 @@ def test_grade_check_proves_each_mutant_and_its_caught_by_checks(toy_kit):
     assert failed.returncode == 1
     assert "ex01 mutant 'add_off_by_one' (seed 1): test_pair_is_a_tuple, in its caught_by, did not fail" in text
     assert "ex01 mutant 'harmless' (seed 1) got full marks: a check is missing (a comment)" in text
+
+
+def test_max_cost_is_read_as_a_number_of_points(toy_kit):
+    exercise = _write(toy_kit, GOOD.replace('caught_by = ["test_add_small_numbers"]',
+                                            'caught_by = ["test_add_small_numbers"]\nmax_cost = 4'))
+    mutants = load_mutants(exercise, toy_kit.root)
+    assert mutants[0].max_cost == 4.0 and mutants[1].max_cost is None
+
+
+# add_off_by_one fails add's two checks: test_add_small_numbers (2 points) and both cases of
+# test_add_random (1 point each), so it costs 4 of the toy's points.
+ADD_COSTS_FOUR = GOOD.replace('caught_by = ["test_add_small_numbers"]', "@CAP@")
+
+
+@pytest.mark.parametrize("cap", ['caught_by = ["test_add_small_numbers"]\n', ""])
+def test_grade_check_fails_a_mutant_that_costs_more_than_its_max_cost(toy_kit, cap):
+    """Over the cap is one line naming the exercise, the mutant, the cost, the cap and the checks, with
+    or without caught_by (without it, the grade must still run every check to know the cost)."""
+    _write(toy_kit, ADD_COSTS_FOUR.replace("@CAP@", cap + "max_cost = 3"))
+    failed = run_grade("check", "ex01", "--seeds", "1", cwd=toy_kit.root)
+    assert failed.returncode == 1, failed.stdout
+    assert ("ex01 mutant 'add_off_by_one' (seed 1) costs 4 points, over its max_cost of 3: "
+            "test_add_small_numbers 2, test_add_random 2") in " ".join(failed.stdout.split())
+    _write(toy_kit, ADD_COSTS_FOUR.replace("@CAP@", cap + "max_cost = 4"))
+    passed = run_grade("check", "ex01", "--seeds", "1", cwd=toy_kit.root)
+    assert passed.returncode == 0, passed.stdout
 
 
 def test_a_mutant_caught_only_by_a_timeout_is_not_caught(toy_kit):

@@ -115,7 +115,8 @@ def _function(test: dict) -> str:
 
 
 def mutant_problems(mutant: Mutant, seed: int, report: dict) -> list[str]:
-    """Why a graded mutant is not caught: it kept full marks, its caught_by checks passed, or only timeouts caught it."""
+    """Why a graded mutant is not proved: it kept full marks, its caught_by checks passed, only timeouts
+    caught it, or it cost more than its max_cost."""
     where = f"mutant {mutant.name!r} (seed {seed})"
     if run_failed(report):
         return [f"{where} could not be graded: {report['message']}"]
@@ -123,8 +124,8 @@ def mutant_problems(mutant: Mutant, seed: int, report: dict) -> list[str]:
     if not lost:
         return [f"{where} got full marks: a check is missing ({mutant.why})"]
     timing_out = "only by timing out, which does not show that a check catches it (a busy machine times out first)"
+    problems = _cost_problems(mutant, where, report, lost)
     if mutant.caught_by:
-        problems = []
         for check in mutant.caught_by:
             failed = [test for test in lost if _function(test) == check]
             if not failed:
@@ -135,8 +136,23 @@ def mutant_problems(mutant: Mutant, seed: int, report: dict) -> list[str]:
         return problems
     if not any(map(_caught, lost)):
         timed_out = ", ".join(_function(test) for test in lost if _kind(test) == FailureKind.TIMEOUT)
-        return [f"{where} lost points {timing_out}" + (f" (timed out: {timed_out})" if timed_out else "")]
-    return []
+        problems.append(f"{where} lost points {timing_out}" + (f" (timed out: {timed_out})" if timed_out else ""))
+    return problems
+
+
+def _cost_problems(mutant: Mutant, where: str, report: dict, lost: list[dict]) -> list[str]:
+    """A mutant that costs more than its max_cost: the cost, the cap and the checks that took the points."""
+    if mutant.max_cost is None:
+        return []
+    cost = report["max_score"] - report["score"]
+    # Scores are sums of whole and half points; the slack only absorbs float rounding.
+    if cost <= mutant.max_cost + 1e-9:
+        return []
+    by_check: dict[str, float] = {}
+    for test in lost:  # a parametrized check's cases add up under its function's name
+        by_check[_function(test)] = by_check.get(_function(test), 0.0) + test["max_score"] - test["score"]
+    taken = ", ".join(f"{check} {points:g}" for check, points in by_check.items())
+    return [f"{where} costs {cost:g} points, over its max_cost of {mutant.max_cost:g}: {taken}"]
 
 
 def run_failed(report: dict) -> bool:
@@ -191,11 +207,12 @@ def _stop_at(kind: str, mutant: Mutant | None) -> StopAt:
     """How far a grade of grade check must go: a known mistake needs only to be caught, the rest all the way.
 
     A wrong/ solution must lose points, however; a mutant must lose them on a value, an exception or
-    a crash, unless it names the checks that must fail (caught_by), which then all run.
+    a crash, unless it names the checks that must fail (caught_by) or caps its cost (max_cost):
+    then every check runs, since each one's outcome counts.
     """
     if kind == "wrong":
         return StopAt.FIRST_FAILURE
-    if kind == "mutant" and mutant is not None and not mutant.caught_by:
+    if kind == "mutant" and mutant is not None and not mutant.caught_by and mutant.max_cost is None:
         return StopAt.FIRST_CATCH
     return StopAt.NEVER
 
