@@ -111,18 +111,37 @@ def test_evaluate_example(student):
     assert won > lost
 
 
-# Raising is easy without computing anything: the points come once drop and best_move answer
-# the README's examples right.
-@pytest.mark.requires("test_drop_examples", "test_best_move_takes_the_win")
+# Raising is easy without computing anything: each point comes once the function that raises
+# answers the README's examples right. Each rule has its own check, so a mistake in one costs only
+# that one.
+@pytest.mark.requires("test_drop_examples")
 @pytest.mark.hint(
-    "A full column, a column outside 0..6 and a depth below 1 each raise ValueError. This check "
-    "counts once drop's examples and best_move's winning move are right."
+    "A column with 6 pieces has no room: drop raises ValueError. This check counts once drop's "
+    "examples are right."
 )
-def test_bad_input_examples(student):
-    """a full column, column 7 and depth 0 raise ValueError"""
+def test_full_column_example(student):
+    """drop raises ValueError for the README's full column"""
     with pytest.raises(ValueError):
         student.drop(COLUMN_0_FULL, 0)
+
+
+@pytest.mark.requires("test_drop_examples")
+@pytest.mark.hint(
+    "Columns are 0 to 6: drop raises ValueError for any other. This check counts once drop's "
+    "examples are right."
+)
+def test_column_out_of_range_example(student):
+    """drop raises ValueError for column 7"""
     with pytest.raises(ValueError):
         student.drop(EMPTY, 7)
+
+
+@pytest.mark.requires("test_best_move_takes_the_win")
+@pytest.mark.hint(
+    "best_move needs a depth of at least 1: depth 0 raises ValueError. This check counts once "
+    "best_move's winning move is right."
+)
+def test_small_depth_example(student):
+    """best_move raises ValueError for depth 0"""
     with pytest.raises(ValueError):
         student.best_move(EMPTY, 0)
