@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import csv
 import os
+import re
 import shutil
 from pathlib import Path
 
@@ -23,10 +24,12 @@ from tests.conftest import REPO, run_grade
 pytestmark = pytest.mark.slow
 MOVE_TIMEOUT = "0.5"  # the slow player sleeps far longer; every honest move at depth 4 takes milliseconds
 SPY = '''import os
+import sys
 
 
 def best_move(board, depth):
-    raise RuntimeError(f"asked in pid {os.getpid()} as uid {os.getuid()}")
+    flags = "-s -P" if sys.flags.no_user_site and sys.flags.safe_path else "other flags"
+    raise RuntimeError(f"asked in pid {os.getpid()} child of {os.getppid()} as uid {os.getuid()} with {flags}")
 '''
 KIT_PLAYERS = {"reference at depth 2": "reference", "reference at depth 4": "reference", "random": "baseline",
                "greedy": "baseline"}
@@ -89,14 +92,16 @@ def test_an_illegal_move_an_exception_and_a_timeout_each_lose_by_forfeit(arena):
 
 
 def test_a_students_move_is_asked_for_only_in_the_sandbox(arena):
-    """The spy says where its best_move ran: never in the grading process, and as root never as root."""
+    """The spy says where its best_move ran: in a worker, never in `grade arena` itself, and as root never as root."""
     _, out, _ = arena
     page = (out / "arena.html").read_text(encoding="utf-8")
-    start = page.index("RuntimeError: asked in pid ") + len("RuntimeError: asked in pid ")
-    pid, _, uid = page[start:].split("<", 1)[0].partition(" as uid ")
-    assert int(pid) != os.getpid()
-    if os.geteuid() == 0:
-        assert int(uid) != 0
+    asked = re.findall(r"RuntimeError: asked in pid (\d+) child of (\d+) as uid (\d+) with ([^<]*)<", page)
+    assert asked
+    for _, parent, uid, flags in asked:
+        assert int(parent) != os.getpid()  # `grade arena` is this test's child: it did not ask itself
+        assert flags == "-s -P"  # a worker's flags (DESIGN.md section 5), not the grading process's
+        if os.geteuid() == 0:
+            assert int(uid) != 0
 
 
 def test_the_same_class_and_seed_give_the_same_table_whatever_the_jobs(arena, tmp_path):

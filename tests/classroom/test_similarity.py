@@ -13,6 +13,7 @@ import csv
 import html
 import io
 import json
+import math
 import re
 import shutil
 import tokenize
@@ -190,11 +191,31 @@ def test_similar_csv_has_every_pair_most_similar_first_and_reads_back(tmp_path):
     assert sorted(path.name for path in out.iterdir()) == ["similar.csv", "similarity.json"]
 
 
+def _function(source: str, name: str) -> str:
+    """The source of one top-level function of a module."""
+    [node] = [node for node in ast.parse(source).body if isinstance(node, ast.FunctionDef) and node.name == name]
+    return ast.get_source_segment(source, node)
+
+
 def test_the_threshold_is_applied(tmp_path):
-    folder = _class(tmp_path, {"alice": REFERENCE, "bob": SOLUTIONS / "alt" / "explicit_stack.py"})
+    # An independent solution with one helper of the reference copied in: past the token floor, far below 0.7.
+    bob = (SOLUTIONS / "alt" / "explicit_stack.py").read_text() + "\n\n" + _function(REFERENCE, "_leaf_count") + "\n"
+    folder = _class(tmp_path, {"alice": REFERENCE, "bob": bob})
     [pair] = _compare(folder).pairs
-    assert not pair.flagged
-    assert _compare(folder, threshold=pair.similarity).pairs[0].flagged == (pair.shared_tokens >= MIN_SHARED_TOKENS)
+    assert pair.shared_tokens >= MIN_SHARED_TOKENS and pair.similarity < DEFAULT_THRESHOLD / 2 and not pair.flagged
+    assert _compare(folder, threshold=pair.similarity).pairs[0].flagged
+    assert not _compare(folder, threshold=math.nextafter(pair.similarity, 1)).pairs[0].flagged
+
+
+def test_the_token_floor_is_applied(tmp_path):
+    stub = EX04.stub_path.read_text()
+    # The same start on the stub for both: 13 lines of 6 tokens, with the def and the return 99 tokens in all;
+    # a trailing comma on the return makes it 100.
+    start = "\n\ndef _start(node):\n" + "".join(f"    total{index} = node + {index}\n" for index in range(13))
+    for tail, shared, flagged in (("", MIN_SHARED_TOKENS - 1, False), (",", MIN_SHARED_TOKENS, True)):
+        module = stub + start + f"    return node{tail}\n"
+        [pair] = _compare(_class(tmp_path / f"tail{len(tail)}", {"amy": module, "bo": module})).pairs
+        assert (pair.similarity, pair.shared_tokens, pair.flagged) == (1.0, shared, flagged)
 
 
 @pytest.fixture(scope="module")

@@ -84,14 +84,29 @@ def test_bad_zips_are_submission_problems(tmp_path, content, words):
         prepare_submission(archive, "toy.py", tmp_path / "out")
 
 
-def test_an_oversized_folder_is_refused(tmp_path, monkeypatch):
-    folder = tmp_path / "sub"
-    folder.mkdir()
-    (folder / "toy.py").write_text(GOOD)
-    (folder / "big.bin").write_bytes(b"x" * 4096)
-    monkeypatch.setattr(submission, "MAX_SUBMISSION_BYTES", 1024)
-    with pytest.raises(SubmissionProblem, match="more than"):
-        submission._copy_tree(folder, tmp_path / "out", limit=1024)
+def _submission_of_size(place: Path, kind: str, size: int) -> Path:
+    """A folder or zip holding toy.py and a file of zeros, `size` bytes in all (the folder's file sparse)."""
+    place.mkdir()
+    if kind == "zip":
+        with zipfile.ZipFile(place / "hw.zip", "w", zipfile.ZIP_DEFLATED) as handle:
+            handle.writestr("toy.py", GOOD)
+            handle.writestr("big.bin", bytes(size - len(GOOD)))
+        return place / "hw.zip"
+    (place / "toy.py").write_text(GOOD)
+    with open(place / "big.bin", "wb") as handle:
+        handle.truncate(size - len(GOOD))
+    return place
+
+
+@pytest.mark.parametrize("kind, words", [("folder", "the submission folder holds"), ("zip", "hw.zip unpacks to")])
+def test_an_oversized_folder_is_refused(tmp_path, kind, words):
+    """The kit's own limit: a submission of exactly MAX_SUBMISSION_BYTES is laid out, one byte more is refused."""
+    limit = submission.MAX_SUBMISSION_BYTES
+    assert limit == 16 * 2**20  # SECURITY.md's figure
+    prepare_submission(_submission_of_size(tmp_path / "at", kind, limit), "toy.py", tmp_path / "at-out")
+    assert (tmp_path / "at-out" / "big.bin").stat().st_size == limit - len(GOOD)
+    with pytest.raises(SubmissionProblem, match=f"^{words} more than {limit // 2**20} MiB$"):
+        prepare_submission(_submission_of_size(tmp_path / "past", kind, limit + 1), "toy.py", tmp_path / "past-out")
 
 
 def test_the_default_seed_follows_the_code():

@@ -624,8 +624,11 @@ def _free_uid() -> int:
 
 
 @pytest.mark.skipif(not AS_ROOT, reason="worker uids exist only when grading as root")
+@pytest.mark.parametrize("namespaces", ["on", "off"])
 def test_a_worker_home_left_by_a_killed_grader_is_not_readable_by_a_later_worker(
-        open_kit, tmp_path, watch, canary, validate_report, monkeypatch):
+        namespaces, open_kit, tmp_path, watch, canary, validate_report, monkeypatch):
+    """The later grade removes the home before its worker starts; without namespaces that alone keeps it unread."""
+    monkeypatch.setenv(NAMESPACES_ENV, namespaces)
     monkeypatch.setenv("GRADE_UID_RANGE", f"{(uid := _free_uid())}-{uid}")  # both grades get this uid
     secret = f"SECRET = 'another student {uuid.uuid4().hex}'"
     earlier = tmp_path / "earlier"
@@ -650,10 +653,13 @@ def test_a_worker_home_left_by_a_killed_grader_is_not_readable_by_a_later_worker
         assert (home / "work" / "toy.py").exists() and (home / "work").stat().st_uid == uid
         path, _ = lay_out("read_stale_worker_homes.py", open_kit, tmp_path / "later")
         report = run_grade(open_kit, path)
+        assert not home.exists()
         assert_honest_score(report, Attack("read_stale_worker_homes.py", 0, (), (FAILED,)))
         assert_complete(report, validate_report)
         assert_grader_survived(report, canary)
         assert report["environment"]["sandbox"]["uid"] == uid
+        held = namespaces == "on" and namespaces_work()
+        assert report["environment"]["sandbox"]["namespaces"].get("mnt", False) is held
         watch.assert_nothing_left()
         output = _public(report, "add of two small numbers")["output"]
         assert output.startswith("SUMMARY READ")

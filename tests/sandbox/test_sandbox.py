@@ -637,12 +637,15 @@ def test_as_root_go_gives_the_worker_only_the_submissions_copies(tmp_path):
     try:
         box.boot()
         work = box._spare.home / "work"
-        # The worker's own file, gone by the time a chown would reach it (a link to nothing stays so).
+        # Entries of the folder that are not copies, root's here so that a chown shows: a file, and a
+        # link to nothing, as one the worker removes before a chown could reach it would be.
+        (work / "not-a-copy").write_text("", encoding="utf-8")
         (work / ".gone").symlink_to(work / "removed-meanwhile")
         box.start()
         assert call(box, "add", 2, 3) == 5
         for copied in (work / "mod.py", work / "data", work / "data" / "table.txt"):
             assert copied.stat().st_uid == box.uid
+        assert [(work / name).lstat().st_uid for name in ("not-a-copy", ".gone")] == [0, 0]
     finally:
         box.close()
 
