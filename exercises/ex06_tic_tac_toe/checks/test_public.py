@@ -17,12 +17,24 @@ def test_winner_examples(student):
     assert student.winner("XXX      ") == "X"
 
 
-@pytest.mark.hint("score is +1 if ai won, -1 if it lost, 0 for a draw, and a ValueError while the game goes on.")
+# Other checks wait on this one, so it asks only for finished boards: the unfinished board is its
+# own rule, in the next check, and costs only that check's points.
+@pytest.mark.hint("score is +1 if ai won, -1 if it lost and 0 for a draw.")
 def test_score_examples(student):
     """score on the README's boards"""
     assert student.score("XXXOO    ", "X") == 1
     assert student.score("XXXOO    ", "O") == -1
     assert student.score("XOXXOOOXX", "O") == 0
+
+
+# Raising is easy without computing anything: the point comes once score's examples are right.
+@pytest.mark.requires("test_score_examples")
+@pytest.mark.hint(
+    "While the game goes on (nobody has a line and a square is empty), score raises ValueError. "
+    "This check counts once score's examples are right."
+)
+def test_score_unfinished_example(student):
+    """score raises ValueError on the README's unfinished board"""
     with pytest.raises(ValueError):
         student.score("XX OO    ", "X")
 
