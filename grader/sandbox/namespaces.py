@@ -34,6 +34,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from grader.sandbox.kernel_state import CallGuard
+
 CLONE_NEWNS = 0x00020000
 CLONE_NEWIPC = 0x08000000
 CLONE_NEWUSER = 0x10000000
@@ -42,6 +44,9 @@ CLONE_NEWNET = 0x40000000
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 0x1, 0x2, 0x4, 0x8
 MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 0x20, 0x1000, 0x4000, 0x40000
 MNT_DETACH = 2
+# A mount's flags that statvfs reports with the same values as mount takes them (ST_* = MS_*):
+# nodev, noexec and the access-time ones.
+MOUNT_FLAGS_KEPT = MS_NODEV | MS_NOEXEC | 0x400 | 0x800 | 0x1000
 PR_SET_PDEATHSIG, PR_SET_NO_NEW_PRIVS = 1, 38
 SYS_PIVOT_ROOT = {"x86_64": 155, "aarch64": 41, "riscv64": 41, "ppc64le": 203, "s390x": 217}
 
@@ -58,6 +63,21 @@ SCRATCH = ("/tmp", "/var/tmp", "/dev/shm")
 # Each private scratch folder holds at most this much (tmpfs pages count toward the worker's
 # memory cgroup too); a full one fails the worker's own writes with ENOSPC, and no neighbour's.
 SCRATCH_MB = 64
+# Files and folders each scratch folder may hold: a flood of empty files costs inodes, not bytes,
+# and an inode is kernel memory; plenty for a program's temporary files.
+SCRATCH_INODES = 1024
+# The worker's working folder (its HOME and TMPDIR too) is a tmpfs of its own, so nothing it writes
+# reaches the machine's disk: room for the submission (at most 16 MiB, MAX_SUBMISSION_BYTES) and
+# its captured output (64 KiB read back per call) with plenty to spare, and as many files as a
+# submission folder may hold beside what the student's code makes. A reservation or a flood past
+# either cap fails with ENOSPC inside the worker and costs only that student's checks.
+WORK_MB = 64
+WORK_INODES = 4096
+# The mount point, in the worker's home, of the submission's copies (Confinement.submission).
+SUBMISSION_FOLDER = "submission"
+# Proc files that show kernel state beyond the worker's namespaces (every uid's key counts, and the
+# keys other uids let all see), masked with /dev/null as container runtimes do.
+MASKED_PROC = ("keys", "key-users")
 
 
 def linux_namespaces_possible() -> bool:
@@ -69,10 +89,17 @@ def linux_namespaces_possible() -> bool:
 class Confinement:
     """The root one worker gets: built by the grading side, set up by the launch in the child."""
 
-    home: Path  # the worker's home, bound at its own path inside the new root
-    work: Path  # the folder the worker starts in, inside the home
+    home: Path  # the worker's home, bound read-only at its own path inside the new root
+    work: Path  # the folder the worker starts in, inside the home: a tmpfs inside the new root
     binds: tuple[str, ...]  # the folders bound in: the system's, and the interpreter's installation
     scratch_mb: int = SCRATCH_MB
+    work_mb: int = WORK_MB
+
+    @property
+    def submission(self) -> Path:
+        """Where the worker finds the submission's copies inside its root: the machine's `work`
+        folder, which go() fills, bound read-only; the worker copies them into its own `work`."""
+        return self.home / SUBMISSION_FOLDER
 
     @classmethod
     def for_worker(cls, home: Path, work: Path, interpreter: str) -> Confinement:
@@ -138,6 +165,8 @@ class Launch:
         # into it (root's descriptor; the worker never holds it).
         self.cgroup_fd = cgroup_fd
         self.libc = _Libc() if sys.platform.startswith("linux") else None
+        # The worker's own session keyring and its seccomp filter, built here: the child only loads it.
+        self.guard = CallGuard.for_worker(self.libc.lib) if self.libc is not None else None
         # Names and numbers the child needs, worked out here: the child must not import or allocate much.
         self.real_uid, self.real_gid = os.getuid(), os.getgid()
         self.grader_pid = os.getpid()
@@ -272,7 +301,7 @@ class Launch:
             # Private and capped: what one worker writes here no other process sees, and it ends
             # with the worker's mount namespace. Mounted before the binds, which may lie below them.
             libc.mount("tmpfs", root + folder, "tmpfs", MS_NOSUID | MS_NODEV,
-                       f"size={confinement.scratch_mb}m,mode=1777")
+                       f"size={confinement.scratch_mb}m,nr_inodes={SCRATCH_INODES},mode=1777")
         for folder in confinement.binds:
             inside = root + folder
             if os.path.islink(folder):  # /bin -> usr/bin on a merged /usr
@@ -281,32 +310,61 @@ class Launch:
                 continue
             os.makedirs(inside, exist_ok=True)
             libc.mount(folder, inside, None, MS_BIND | MS_REC)
-            try:
-                libc.mount(None, inside, None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID)
-            except OSError:  # a user namespace may not change some flags; the files are not the worker's
-                pass
-        home = root + str(confinement.home)
-        os.makedirs(home, exist_ok=True)
-        libc.mount(str(confinement.home), home, None, MS_BIND)
+            _read_only(libc, inside)
+        self._mount_home(root, confinement)
         os.makedirs(root + "/proc", exist_ok=True)
         # This process is the PID namespace's first, so its /proc shows that namespace alone. Mounted
         # while the machine's /proc is still in view: a user namespace may mount proc only then.
         libc.mount("proc", root + "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
+        for name in MASKED_PROC:
+            with contextlib.suppress(OSError):  # a kernel without keys has neither file
+                libc.mount(root + "/dev/null", f"{root}/proc/{name}", None, MS_BIND)
         libc.mount(None, root, None, MS_REMOUNT | MS_NOSUID | MS_NODEV | MS_RDONLY, "size=1m,mode=0755")
         os.chdir(root)
         libc.pivot_root()
         os.chdir(str(confinement.work))
 
+    def _mount_home(self, root: str, confinement: Confinement) -> None:
+        """The worker's home, read-only from the machine; its `work`, a capped tmpfs; the submission beside it.
+
+        Nothing the worker writes reaches the machine's disk: its working folder, HOME and TMPDIR
+        are the tmpfs, capped in bytes and inodes, and its pages count toward the memory cgroup.
+        """
+        libc = self.libc
+        home, work = root + str(confinement.home), root + str(confinement.work)
+        os.makedirs(home, exist_ok=True)
+        libc.mount(str(confinement.home), home, None, MS_BIND)
+        libc.mount(str(confinement.work), root + str(confinement.submission), None, MS_BIND)
+        owner = "" if self.uid is None else f",uid={self.uid},gid={self.gid}"
+        libc.mount("tmpfs", work, "tmpfs", MS_NOSUID | MS_NODEV,
+                   f"size={confinement.work_mb}m,nr_inodes={WORK_INODES},mode=0700{owner}")
+        for folder in (home, root + str(confinement.submission)):
+            _read_only(libc, folder)
+
     def _drop_privileges(self) -> None:
         """Become the worker's uid with no supplementary groups and no way to gain privileges again."""
         # In a user namespace of an ordinary user, this process holds every capability there; exec
         # drops them, since its uid is not 0 there, so student code cannot unmount what hides the machine.
+        if self.guard is not None:
+            self.guard.leave_session_keyring()
         if self.uid is not None:
             os.setgroups([])
             os.setgid(self.gid)
             os.setuid(self.uid)
         if self.libc is not None:
             self.libc.prctl(PR_SET_NO_NEW_PRIVS, 1)
+        if self.guard is not None:
+            self.guard.refuse_calls()  # last: a filter may refuse calls the steps above still make
+
+
+def _read_only(libc: _Libc, inside: str) -> None:
+    """Make a bind mount read-only, keeping the flags it has: a user namespace may not clear the
+    ones its mount came with (nodev on the machine's /tmp, say), and refuses a remount that would."""
+    kept = os.statvfs(inside).f_flag & MOUNT_FLAGS_KEPT
+    try:
+        libc.mount(None, inside, None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | kept)
+    except OSError:  # a kernel may still refuse; the system's files are not the worker's to change
+        pass
 
 
 def _read(fd: int) -> bytes:

@@ -26,7 +26,8 @@ from grader.sandbox.isolation import (
     open_memory_cgroup,
     remove_leftovers,
 )
-from grader.sandbox.namespaces import Confinement, Launch, linux_namespaces_possible
+from grader.sandbox.kernel_state import keyctl_number
+from grader.sandbox.namespaces import SUBMISSION_FOLDER, Confinement, Launch, linux_namespaces_possible
 from grader.sandbox.reaper import kill_children, linux_mechanisms
 from grader.source_map import SourceMap
 
@@ -159,10 +160,14 @@ class SandboxWorker:
             os.chmod(self.home / source.name, 0o644)
         work = self.home / "work"
         work.mkdir()
+        # In namespaces, `work` is where go() puts the submission's copies; the worker sees them here,
+        # read-only, and copies them into its own capped folder (namespaces.Confinement).
+        (self.home / SUBMISSION_FOLDER).mkdir(mode=0o755)
         if self.lease:
             if not self.lease.swept:  # a survivor from an earlier grade must not share this uid
                 kill_uid(self.lease.uid)
-                remove_leftovers(self.lease.uid)
+                if not remove_leftovers(self.lease.uid):  # fail closed: no worker beside what is left
+                    raise SandboxError(f"worker uid {self.lease.uid} still owns kernel keys after its sweep")
             os.chown(work, self.lease.uid, self.lease.gid)
         os.chmod(work, 0o700)
         return work
@@ -223,7 +228,12 @@ class SandboxWorker:
                            # Which grade a worker belongs to, for the kit's tests that look for leftovers.
                            "parent_pid": os.getpid(), "grade_pid": settings.owner_pid,
                            # Checked by the worker: in a root of its own, the grade's files are out of sight.
-                           "outside": str(settings.source_dir), "memory_cgroup_fd": worker_cgroup_fd}
+                           "outside": str(settings.source_dir), "memory_cgroup_fd": worker_cgroup_fd,
+                           # Where the worker finds the submission to copy into its tmpfs; None: it
+                           # works in the folder go() fills (no namespaces, so no tmpfs of its own).
+                           "submission": None if confinement is None else str(confinement.submission),
+                           # keyctl's number, with which the worker tells the report its filter held.
+                           "keyctl": keyctl_number() if linux_mechanisms() else None}
         # On Linux the launch (namespaces.Launch) drops the uid itself, after the namespaces, which
         # need the grader's privileges; elsewhere subprocess drops the uid.
         self.launch = (Launch(confinement, uid, gid, cgroup_fd if moved_by_launch else None)
@@ -362,8 +372,8 @@ class SandboxWorker:
             self.boot_line = self._last_boot_line()
         shutil.rmtree(self.home, ignore_errors=True)
         if self.lease is not None:
-            remove_leftovers(self.lease.uid)
-            self.lease.release(swept=True)  # killed above, and no process of the uid can start since
+            # Killed above, and no process of the uid can start since; marked swept only if no key is left.
+            self.lease.release(swept=remove_leftovers(self.lease.uid))
             self.lease = None
         return returncode
 

@@ -161,7 +161,7 @@ def _die_with_parent(linux):
     return True
 
 
-def _confinement(outside):
+def _confinement(outside, keyctl):
     """Which namespaces this worker runs in, whether its /proc is its own, and whether the grade's folder is out of sight."""
 
     def link(path):
@@ -172,7 +172,37 @@ def _confinement(outside):
 
     found = {name: link(f"/proc/self/ns/{name}") for name in ("net", "ipc", "mnt", "pid")}
     own_proc = link("/proc/self") == str(os.getpid())  # a /proc of its own PID namespace, not the machine's
-    return {**found, "own_proc": own_proc, "private_root": not os.path.exists(outside)}
+    return {**found, "own_proc": own_proc, "private_root": not os.path.exists(outside),
+            "keys_refused": _keys_refused(keyctl)}
+
+
+def _keys_refused(keyctl):
+    """Whether the kernel refuses this process key calls (its seccomp filter): one harmless keyctl."""
+    if keyctl is None or not sys.platform.startswith("linux"):
+        return False
+    import ctypes
+    import errno
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    KEYCTL_GET_KEYRING_ID, KEY_SPEC_SESSION_KEYRING = 0, -3
+    found = libc.syscall(ctypes.c_long(keyctl), ctypes.c_long(KEYCTL_GET_KEYRING_ID),
+                         ctypes.c_long(KEY_SPEC_SESSION_KEYRING), ctypes.c_long(0))
+    return found == -1 and ctypes.get_errno() == errno.EPERM
+
+
+def _copy_submission(source, folder):
+    """Copy the submission's files into this worker's own folder (a capped tmpfs), links as links.
+
+    None for a copy that went through; else the import's error, as the worker reports one.
+    """
+    import shutil
+
+    try:
+        shutil.copytree(source, folder, symlinks=True, dirs_exist_ok=True)
+    except (OSError, shutil.Error) as exc:  # ENOSPC: more than the folder's cap
+        return {"type": "OSError", "builtins": ["OSError"], "is_exception": True, "lines": [],
+                "message": f"the submission could not be copied into the worker's folder: {exc}"[:wire.MAX_TEXT]}
+    return None
 
 
 def _import_student(module_name, folder, module_path):
@@ -195,7 +225,7 @@ def _serve(request_fd, reply_fd, settings):
     module_path = os.path.realpath(os.path.join(folder, settings["module"]))
     held = _apply_limits(settings["limits"])
     held["die_with_parent"] = _die_with_parent(settings["linux"])
-    confinement = _confinement(settings["outside"])
+    confinement = _confinement(settings["outside"], settings.get("keyctl"))
     output = _Output(folder)
 
     def reply(message):
@@ -215,7 +245,8 @@ def _serve(request_fd, reply_fd, settings):
             pass
     # Facts about the worker go out before any student code runs, so that no student can forge them.
     reply({"kind": "hello", "python": sys.version.split()[0], "limits": held, "confinement": confinement})
-    module, error = _import_student(settings["module"][: -len(".py")], folder, module_path)
+    error = settings.get("submission") and _copy_submission(settings["submission"], folder)
+    module, error = (None, error) if error else _import_student(settings["module"][: -len(".py")], folder, module_path)
     ready = {"kind": "ready", "output": output.collect()}
     if module is None:
         reply({**ready, "error": error})
