@@ -47,11 +47,14 @@ def _feedback(raw_test: dict | None) -> CheckFeedback | None:
 HIDDEN_DURATION_STEP_S = 1.0
 
 
+def _hidden_time(seconds: float) -> float:
+    """Time that hidden calls may have stretched, rounded down as a hidden check's duration is."""
+    return float(math.floor(seconds / HIDDEN_DURATION_STEP_S) * HIDDEN_DURATION_STEP_S)
+
+
 def _duration(raw_test: dict | None, hidden: bool) -> float:
     seconds = sum((raw_test or {}).get(stage, {}).get("duration", 0.0) for stage in STAGES)
-    if hidden:
-        return float(math.floor(seconds / HIDDEN_DURATION_STEP_S) * HIDDEN_DURATION_STEP_S)
-    return round(seconds, 4)
+    return _hidden_time(seconds) if hidden else round(seconds, 4)
 
 
 def score_check(check: Check, raw_test: dict | None, blocked: tuple[FailureKind, str] | None) -> dict:
@@ -163,7 +166,9 @@ def build_report(*, exercise: dict, submission: dict, seed: int, collected: tupl
         # The known mistakes whose answers the student's match on the failed checks' calls (never their inputs).
         "diagnosis": diagnosis_entries(diagnosis, ordered, tests),
         "started_at": started_at,
-        "duration_s": round(duration_s, 3),
+        # The whole grade's time holds the hidden checks' too: to the millisecond it would carry what
+        # their rounding hides, so it is rounded the same way wherever a check is hidden.
+        "duration_s": _hidden_time(duration_s) if any(not check.public for check in collected) else round(duration_s, 3),
         "environment": environment,
     }
 
