@@ -135,17 +135,18 @@ def test_stubs_and_the_same_small_start_on_the_stub_are_never_flagged(tmp_path):
     assert pair.shared_tokens < MIN_SHARED_TOKENS and not pair.flagged
 
 
-def test_what_cannot_be_read_or_is_too_large_is_left_out(tmp_path, monkeypatch):
+def test_what_cannot_be_read_or_is_too_large_is_left_out(tmp_path):
     (tmp_path / "broken.zip").write_bytes(b"PK\x03\x04 broken")
     (tmp_path / "empty").mkdir()
     (tmp_path / "empty" / "notes.txt").write_text("no module here")
     (tmp_path / "binary.py").write_bytes(b"\x00\x01 not text")
-    _class(tmp_path, {"huge": REFERENCE + "\n" + "x = 1\n" * 400, "whole": REFERENCE})
-    monkeypatch.setattr(similarity, "MAX_MODULE_CHARS", len(REFERENCE) + 100)
+    # The kit's own limit, reached with one long comment: exactly MAX_MODULE_CHARS is compared, one more is not.
+    longest = REFERENCE + "#" * (similarity.MAX_MODULE_CHARS - len(REFERENCE) - 1) + "\n"
+    _class(tmp_path, {"huge": longest + "\n", "longest": longest, "whole": REFERENCE})
     result = _compare(tmp_path)
     assert dict(result.left_out) == {"binary": LeftOut.UNUSABLE, "broken": LeftOut.UNUSABLE,
                                      "empty": LeftOut.UNUSABLE, "huge": LeftOut.TOO_LARGE}
-    assert result.pairs == ()
+    assert [(pair.first, pair.second) for pair in result.pairs] == [("longest", "whole")]
 
 
 def test_a_zip_and_a_notebook_are_read_as_the_module_they_hold(tmp_path):

@@ -556,6 +556,26 @@ def assert_grader_survived(report: dict, canary: str):
 
 @pytest.mark.parametrize("attack", list(_params()))
 def test_an_attack_scores_only_what_it_honestly_earns(attack, open_kit, tmp_path, watch, canary, validate_report):
+    _grade_attack(attack, open_kit, tmp_path, watch, canary, validate_report)
+
+
+# What a worker uid leaves in the machine's shared folders and SysV IPC; in namespaces of its own it
+# reaches neither, so only without them does the attack show that the uid sweep removes it.
+LEFT_BEHIND = [attack for attack in ATTACKS if attack.file in ("litter_shared_tmp.py", "leave_ipc_behind.py")]
+
+
+@pytest.mark.skipif(not AS_ROOT, reason="without root the worker keeps the grader's uid, which is not swept")
+@pytest.mark.parametrize("attack", LEFT_BEHIND, ids=[attack.file.removesuffix(".py") for attack in LEFT_BEHIND])
+def test_without_namespaces_the_uid_sweep_removes_what_the_worker_left(attack, open_kit, tmp_path, watch, canary,
+                                                                       validate_report, monkeypatch):
+    monkeypatch.setenv(NAMESPACES_ENV, "off")
+    monkeypatch.setenv("GRADE_UID_RANGE", f"{(uid := _free_uid())}-{uid}")  # watched alone: others grade here too
+    report = _grade_attack(attack, open_kit, tmp_path, watch, canary, validate_report)
+    assert report["environment"]["sandbox"]["namespaces"].get("ipc", False) is False
+
+
+def _grade_attack(attack, open_kit, tmp_path, watch, canary, validate_report) -> dict:
+    """Grade one attack of the table and hold it to every promise the table makes; the report."""
     path, ctx = lay_out(attack.file, open_kit, tmp_path)
     try:
         report = run_grade(open_kit, path)
@@ -571,6 +591,7 @@ def test_an_attack_scores_only_what_it_honestly_earns(attack, open_kit, tmp_path
         for folder in ("/tmp", "/var/tmp", "/dev/shm"):  # whatever litter_shared_tmp managed to leave
             for left in Path(folder).glob(f"minimax-kit-hostile-litter-{ctx['token']}-*"):
                 left.unlink()
+    return report
 
 
 @pytest.mark.skipif(not AS_ROOT, reason="separate workers get separate uids only when grading as root")
