@@ -211,11 +211,12 @@ SHRINK_WIDTH = 4
 SHRINK_EXAMPLES = 150
 
 
-def smallest_failing_tree(student, function, expected, extra_args=(), same=None):
+def smallest_failing_tree(student, function, expected, extra_args=(), same=None, shown_keys=()):
     """hypothesis.find's smallest tree (a list) on which `function(tree, *extra_args)` differs from `expected(tree)`.
 
     Returns (tree, the expected answer, the student's Answer), or None when no failing tree turned
-    up within the examples, or the probes' budget ran out first.
+    up within the examples, or the probes' budget ran out first. `shown_keys`: the fields of an
+    answer that is a dict, which the explanation may name (student.probing).
     """
     from hypothesis import HealthCheck, find, settings, strategies
     from hypothesis.errors import NoSuchExample
@@ -228,7 +229,7 @@ def smallest_failing_tree(student, function, expected, extra_args=(), same=None)
                                     max_leaves=12)
     trees = strategies.lists(subtrees, min_size=1, max_size=SHRINK_WIDTH)
     answers = {}
-    with student.probing() as ask:
+    with student.probing(shown_keys=shown_keys) as ask:
         def wrong(tree):
             answer = ask(function, tree, *extra_args)
             answers[repr(tree)] = answer
@@ -258,14 +259,14 @@ def minimax_by_path(tree, maximizing=True):
     return values
 
 
-def smallest_failing_picture(student, function, expected, extra_args=(), same=None, maximizing=True):
+def smallest_failing_picture(student, function, expected, extra_args=(), same=None, maximizing=True, shown_keys=()):
     """The words and picture of smallest_failing_tree, or None; for a hidden check's on_failure."""
     import textwrap
 
     from alpha_beta_picture import WIDTH, minimax_picture
     from smallest_case import answer_words, call_words
 
-    found = smallest_failing_tree(student, function, expected, extra_args, same)
+    found = smallest_failing_tree(student, function, expected, extra_args, same, shown_keys)
     if found is None:
         return None
     tree, right, answer = found

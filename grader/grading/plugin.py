@@ -114,7 +114,8 @@ def student(request) -> StudentProxy:
     grading = request.config.stash[GRADING]
     timeout = grading.call_timeouts.get(request.node.nodeid) or grading.settings.call_timeout
     return StudentProxy(grading.sandbox(), float(timeout), grading.outputs.setdefault(request.node.nodeid, []),
-                        grading.calls.setdefault(request.node.nodeid, []))
+                        grading.calls.setdefault(request.node.nodeid, []),
+                        hidden=not is_public(request.node.nodeid, grading.settings.public_file))
 
 
 @pytest.fixture
@@ -324,7 +325,7 @@ class GradingSession:
         if check is None:
             return
         if call.excinfo is not None and item.nodeid not in self.feedback:
-            explained = self._explain(item.nodeid) if call.when == "call" else []
+            explained = self._explain(item.nodeid, check.public) if call.when == "call" else []
             notes = self.notes.get(item.nodeid, []) + (explained if check.public else [])
             self.feedback[item.nodeid] = self._describe_failure(check, call, notes)
             if explained and not check.public:
@@ -351,7 +352,7 @@ class GradingSession:
             return None
         return self.feedback[item.nodeid].as_metadata()
 
-    def _explain(self, nodeid: str) -> list[str]:
+    def _explain(self, nodeid: str, public: bool) -> list[str]:
         """Run a failed check's feedback.on_failure explanations, with its time limit paused; their texts."""
         explanations = self.later.pop(nodeid, [])
         if not explanations or not self.settings.explain:
@@ -365,7 +366,10 @@ class GradingSession:
                 try:
                     text = explain()
                 except Exception as exc:  # the check's own code: its author should see why it said nothing
-                    text = f"(This check's explanation could not be worked out: {type(exc).__name__}: {exc})"
+                    # Its words may be the student's (an exception raised through the check): a hidden
+                    # check keeps only the class, whose name is the kit's or a built-in one.
+                    why = f"{type(exc).__name__}: {exc}" if public else type(exc).__name__
+                    text = f"(This check's explanation could not be worked out: {why})"
                 if text:
                     texts.append(str(text))
         finally:

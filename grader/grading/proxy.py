@@ -22,6 +22,74 @@ PROBE_CALL_LIMIT_S = 1.0
 PROBE_BUDGET_S = 5.0
 
 
+# What a hidden check's explanation may show of a value the student's code returned: it reaches the
+# report's after_due text, which must hold only fixed words and values of the grading side's kind.
+# Whole numbers under SHOWN_INT_LIMIT, floats to SHOWN_FLOAT_DIGITS significant digits, and lists,
+# tuples and dicts (keyed by words the check names) of at most SHOWN_NUMBERS of them: the answers of
+# a small case, at most about 40 bits of the student's choosing. Anything else (text, other keys, a
+# long list, a big number) stands as Withheld.
+SHOWN_INT_LIMIT = 1000
+SHOWN_FLOAT_DIGITS = 3
+SHOWN_NUMBERS = 4
+
+
+class Withheld:
+    """A returned value a hidden check's explanation compares but never shows."""
+
+    __hash__ = None  # type: ignore[assignment]  # compares as its value, which may be a list
+
+    def __init__(self, value: object):
+        self._value = value
+
+    def __eq__(self, other: object) -> bool:
+        return self._value == (other._value if isinstance(other, Withheld) else other)
+
+    def __repr__(self) -> str:
+        return "a value not shown"
+
+    __str__ = __repr__
+
+
+class ShownFloat(float):
+    """A returned float, compared exactly and shown to SHOWN_FLOAT_DIGITS significant digits."""
+
+    def __repr__(self) -> str:
+        return format(float(self), f".{SHOWN_FLOAT_DIGITS}g")
+
+    __str__ = __repr__
+
+
+def hidden_view(value: object, shown_keys: frozenset[str] = frozenset()) -> object:
+    """`value` as a hidden check's explanation may show it: unchanged, rounded in its words, or Withheld.
+
+    `shown_keys`: the keys a dict may have, words of the check's own (an answer's fields).
+    """
+    numbers = 0
+
+    def view(item: object) -> object:
+        nonlocal numbers
+        if item is None or type(item) is bool:
+            return item
+        if type(item) in (int, float):
+            numbers += 1
+            if numbers > SHOWN_NUMBERS:
+                raise OverflowError
+            if type(item) is int and abs(item) < SHOWN_INT_LIMIT:  # type: ignore[arg-type]
+                return item
+            if type(item) is float:
+                return ShownFloat(item)  # type: ignore[arg-type]
+        if type(item) in (list, tuple):
+            return type(item)(view(element) for element in item)  # type: ignore[call-arg, attr-defined]
+        if type(item) is dict and all(type(key) is str and key in shown_keys for key in item):  # type: ignore[attr-defined]
+            return {key: view(element) for key, element in item.items()}  # type: ignore[attr-defined]
+        raise OverflowError
+
+    try:
+        return view(value)
+    except (OverflowError, RecursionError):
+        return Withheld(value)
+
+
 class ProbeOver(Exception):
     """A probe's budget is spent, or no sandbox could be started for it: the feedback makes do without it."""
 
@@ -29,10 +97,13 @@ class ProbeOver(Exception):
 class StudentProxy:
     """The `student` fixture: `student.name(*args)` runs `name` in the sandbox and returns a plain value."""
 
-    def __init__(self, sandbox: Sandbox, timeout: float, outputs: list[str], calls: list[RecordedCall]):
+    def __init__(self, sandbox: Sandbox, timeout: float, outputs: list[str], calls: list[RecordedCall],
+                 hidden: bool = False):
         self._sandbox = sandbox
         self._timeout = timeout
         self._outputs = outputs
+        # A hidden check's probes answer in hidden_view: their explanation is kept for after the due date.
+        self._hidden = hidden
         # Every call and what came back, for the diagnosis of a failed check. The arguments are kept
         # as they are, not copied: a grade that passes pays nothing for it (docs/authoring.md asks a
         # check not to change an argument after the call, and grade check proves the diagnosis).
@@ -72,15 +143,20 @@ class StudentProxy:
         return Trace(traced.value, reads, sizes)
 
     @contextlib.contextmanager
-    def probing(self, budget_s: float = PROBE_BUDGET_S) -> Iterator[Callable[..., Answer]]:
+    def probing(self, budget_s: float = PROBE_BUDGET_S,
+                shown_keys: tuple[str, ...] = ()) -> Iterator[Callable[..., Answer]]:
         """A function `ask(name, *args) -> Answer` that calls the student's code for feedback only.
 
         Each call runs in a throwaway worker, within PROBE_CALL_LIMIT_S, so probing never changes a
         check's outcome or any later check; once `budget_s` is spent, or no sandbox can be started,
         `ask` raises ProbeOver. Use it after a check has failed (`feedback.on_failure`).
+
+        In a hidden check each answer's value is hidden_view's: it compares as the student's value, but
+        its repr shows only small numbers, and dicts keyed by `shown_keys`; anything else "a value not shown".
         """
         started = time.monotonic()
         limit = min(self._timeout, PROBE_CALL_LIMIT_S)
+        keys = frozenset(shown_keys)
         with self._sandbox.throwaway() as sandbox:
             def ask(name: str, *args) -> Answer:
                 if time.monotonic() - started > budget_s:
@@ -93,7 +169,7 @@ class StudentProxy:
                     return Answer("raised", exc.student.builtin)
                 except SandboxError as exc:
                     raise ProbeOver(f"no sandbox could be started: {exc}") from None
-                return Answer("returned", reply.value)
+                return Answer("returned", hidden_view(reply.value, keys) if self._hidden else reply.value)
 
             yield ask
 

@@ -179,8 +179,8 @@ def test_nothing_pruned(student, rng):
 
 
 def _close(value, expected):
-    """pytest.approx's test, for the smallest failing tree."""
-    return type(value) is float and value == pytest.approx(expected)
+    """pytest.approx's test, for the smallest failing tree (a hidden probe's float may be the kit's subclass)."""
+    return isinstance(value, float) and value == pytest.approx(expected)
 
 
 @pytest.mark.points(2)
