@@ -67,11 +67,12 @@ SCRATCH_MB = 64
 # and an inode is kernel memory; plenty for a program's temporary files.
 SCRATCH_INODES = 1024
 # The worker's working folder (its HOME and TMPDIR too) is a tmpfs of its own, so nothing it writes
-# reaches the machine's disk: room for the submission (at most 16 MiB, MAX_SUBMISSION_BYTES) and
-# its captured output (64 KiB read back per call) with plenty to spare, and as many files as a
-# submission folder may hold beside what the student's code makes. A reservation or a flood past
-# either cap fails with ENOSPC inside the worker and costs only that student's checks.
-WORK_MB = 64
+# reaches the machine's disk: room for the submission (at most 16 MiB, MAX_SUBMISSION_BYTES) and the
+# two files that capture its output, each up to RLIMIT_FSIZE (64 MiB, FILE_SIZE_LIMIT), so that a
+# flood of output still meets the file size limit first; and as many files as a submission folder
+# may hold beside what the student's code makes. A reservation or a flood past either cap fails
+# with ENOSPC inside the worker and costs only that student's checks.
+WORK_MB = 160
 WORK_INODES = 4096
 # The mount point, in the worker's home, of the submission's copies (Confinement.submission).
 SUBMISSION_FOLDER = "submission"

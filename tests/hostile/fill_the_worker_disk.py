@@ -1,6 +1,6 @@
 """Attack: fill the disk through the worker's own folder, its HOME and TMPDIR.
 
-At import it reserves 8 GiB there with posix_fallocate, in files of 32 MiB (each under the
+At import it reserves 512 MiB there with posix_fallocate, in files of 32 MiB (each under the
 worker's file size limit), then makes up to 50,000 empty files, and
 prints how each went, with the folder's capacity as the kernel states it. A worker folder on the
 machine's disk would take the reservation at once and every file. Everything else is honest.
@@ -19,7 +19,7 @@ print("FOLDER", space.f_blocks * space.f_frsize // 2**20, "MiB", space.f_files, 
 reserved = 0
 try:
     os.mkdir("reserved")
-    for number in range(256):  # 8 GiB in files of 32 MiB, each under the worker's file size limit
+    for number in range(16):  # 512 MiB in files of 32 MiB, each under the worker's file size limit
         fd = os.open(f"reserved/{number}", os.O_WRONLY | os.O_CREAT, 0o600)
         try:
             os.posix_fallocate(fd, 0, 32 * 2**20)

@@ -107,6 +107,10 @@ class FilesLeftBehind(Hole):
     """A file the submission wrote outside its private folder outlived its grade."""
 
 
+class DiskNotCapped(Hole):
+    """What the worker wrote in its own folder was not bounded by a cap of its own."""
+
+
 class SecretLeaked(Hole):
     """Something secret (hidden checks, solutions, the grader's environment, hidden inputs) got out."""
 
@@ -169,6 +173,9 @@ ATTACKS = [
     Attack("litter_shared_tmp.py", 8, ALL, (), status="pass", extra="_no_litter"),
     Attack("leave_ipc_behind.py", 8, ALL, (), status="pass", extra="_no_ipc_left"),
     Attack("send_inputs_over_the_network.py", 8, ALL, (), status="pass", extra="_nothing_reached_the_host"),
+    # Kernel keys and the worker's own disk: tests/sandbox/test_kernel_state.py grades these again, closer.
+    Attack("carry_inputs_in_kernel_keys.py", 6, ADD + PAIR + PUSH, (CRASHED,), says="KEY CALLS EPERM EPERM"),
+    Attack("fill_the_worker_disk.py", 8, ALL, (), status="pass", extra="_disk_capped"),
     # Channels into a hidden check's entry; test_hidden_entries_carry_no_number_the_worker_chose grades each twice.
     Attack("hidden_channel_frame_size.py", 1, PAIR, (CRASHED,), says="announced a 2,000,054,321-byte message"),
     Attack("hidden_channel_json_position.py", 1, PAIR, (CRASHED,), says="line 54322 column 1"),
@@ -187,6 +194,9 @@ if not memory_cgroups_work():
         "memory_mb"))
 
 if not namespaces_work():
+    HOLES["fill_the_worker_disk.py"] = (DiskNotCapped, (
+        "without a mount namespace the worker's folder is a folder on the machine's disk, bounded only by "
+        "RLIMIT_FSIZE per file"))
     HOLES["send_inputs_over_the_network.py"] = (SecretLeaked, (
         "without a network namespace (Linux, and root or an unprivileged user namespace) the worker "
         "shares the machine's network, loopback included"))
@@ -204,6 +214,12 @@ if not namespaces_work():
 def _public(report: dict, name: str) -> dict:
     """The report's entry for the check of that name (the public ones show the student's output)."""
     return next(test for test in report["tests"] if test["name"] == name)
+
+
+def _disk_capped(report, ctx):
+    printed = report["submission"]["import_output"]
+    if "RESERVED 512 MiB" in printed or "ENOSPC" not in printed:
+        raise DiskNotCapped(f"the worker's folder took what it was given: {printed}")
 
 
 def _memory_limit_held(report, ctx):
