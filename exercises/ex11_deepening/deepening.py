@@ -28,7 +28,7 @@ def search(board, depth, first=None):
     Raises:
         ValueError: for a bad board, a game that is over, a ``depth`` that is
             not an int of at least 1, or a ``first`` that is not None or an
-            int from 0 to 6.
+            int from 0 to 6 (a bool is neither a depth nor a column).
 
     Examples:
         >>> from connect_four_rules import EMPTY_BOARD
@@ -53,7 +53,8 @@ def timed_move(board, seconds):
     """Deepen until the time budget would run out; return the column of the deepest finished search.
 
     Always at least depth 1's column, never an illegal move, and back within
-    ``seconds`` plus 0.1 s.
+    ``seconds`` plus 0.1 s. Look at the clock inside the search: one depth
+    can take many times the budget.
     """
     # TODO: search depth 1, then deeper and deeper while time is left; stop a
     # TODO: search that runs past the deadline and keep the last finished one.

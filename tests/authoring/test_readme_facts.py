@@ -110,8 +110,12 @@ def rules():
     return _load(REPO / "exercises" / "ex11_deepening" / "connect_four_rules.py", "facts_connect_four_rules")
 
 
-def _count(rules, board, depth, first=None, cutoffs=True):
-    """The README's (col, value, leaves), with the given module's rules; without cutoffs, plain minimax."""
+def _count(rules, board, depth, first=None, cutoffs=True, cut_on_equal=True, tie_replaces=False):
+    """The README's (col, value, leaves), with the given module's rules; without cutoffs, plain minimax.
+
+    cut_on_equal=False cuts off only on alpha > beta, and tie_replaces=True lets an equal root value
+    replace the column: the two mistakes the README's example with the centre stack tells apart.
+    """
     me = rules.to_move(board)
     leaves = 0
 
@@ -130,7 +134,7 @@ def _count(rules, board, depth, first=None, cutoffs=True):
                 score = value(rules.drop(board, col), ply + 1, alpha, beta)
                 best = max(best, score) if mine else min(best, score)
                 alpha, beta = (max(alpha, best), beta) if mine else (alpha, min(beta, best))
-                if cutoffs and alpha >= beta:
+                if cutoffs and (alpha >= beta if cut_on_equal else alpha > beta):
                     break
         return best
 
@@ -139,7 +143,7 @@ def _count(rules, board, depth, first=None, cutoffs=True):
     best_col, best, alpha = None, -math.inf, -math.inf
     for col in order:
         score = value(rules.drop(board, col), 1, alpha, math.inf)
-        if score > best:
+        if score > best or (tie_replaces and score == best):
             best_col, best = col, score
         alpha = max(alpha, best)
     return best_col, best, leaves
@@ -150,6 +154,8 @@ def _count(rules, board, depth, first=None, cutoffs=True):
     ((".......",) * 6, 2, None, (3, 0, 13)),
     ((".......",) * 6, 3, None, (3, 6, 55)),
     ((".......",) * 6, 3, 0, (3, 6, 61)),
+    ((".......", ".......", ".......", ".......", "...O...", "...X..."), 1, None, (2, 6, 7)),
+    ((".......", ".......", ".......", ".......", "...O...", "...X..."), 2, None, (3, 0, 15)),
     ((".......", ".......", ".......", ".......", "OOO....", "XXX...."), 1, None, (3, 1_000_000, 7)),
     ((".......", ".......", ".......", ".......", "OOO....", "XXX...."), 3, None, (3, 1_000_002, 43)),
     ((".......", ".......", ".......", ".......", "O..O...", "OX.X.X."), 5, None, (4, 1_000_002, 1252)),
@@ -166,6 +172,24 @@ def test_ex11_readme_counts(rules, board, depth, first, expected):
     assert value == expected[1] and leaves >= expected[2]
 
 
+def test_ex11_centre_stack_tells_both_mistakes_apart(rules):
+    """A cutoff on alpha > beta searches on below columns 2 and 4; a tie that replaces plays column 4."""
+    board = (".......", ".......", ".......", ".......", "...O...", "...X...")
+    assert _count(rules, board, 2, cut_on_equal=False) == (3, 0, 25)
+    assert _count(rules, board, 1, tie_replaces=True)[0] == 4
+    assert _count(rules, board, 2, tie_replaces=True)[0] == 4
+
+
+def test_ex11_readme_states_the_time_allowed(ex11_checks):
+    """The README states the slack and the transport allowance of time_allowance.py, which the checks time with."""
+    allowance = _load(REPO / "exercises" / "ex11_deepening" / "checks" / "time_allowance.py", "facts_ex11_allowance")
+    readme = " ".join((REPO / "exercises" / "ex11_deepening" / "README.md").read_text().split())
+    assert f"plus **{allowance.OVERRUN_S} s** of slack" in readme
+    assert f"allow **{allowance.TRANSPORT_S} s** for the trip" in readme
+    assert f"a budget of 0.2 s, a call passes if it comes back within {allowance.allowed_s(0.2):.1f} s" in readme
+    assert ex11_checks.allowed_s.__module__ == "time_allowance"
+
+
 def test_ex11_table_columns_are_depth_fours(rules):
     for board, first in [((".......",) * 4 + ("O..O...", "OX.X.X."), 4),
                          ((".......",) * 3 + ("...X.X.", "...O.X.", ".OOXOX."), 5),
@@ -177,7 +201,7 @@ def test_ex11_table_columns_are_depth_fours(rules):
 def ex11_checks():
     """ex11's hidden check module, loaded with its helpers beside it as a grade lays them out."""
     checks = REPO / "exercises" / "ex11_deepening" / "checks"
-    helpers = ("hidden_oracle", "connect_four_rules")
+    helpers = ("hidden_oracle", "connect_four_rules", "time_allowance")
     sys.path[:0] = [str(checks), str(checks.parent)]
     try:
         with warnings.catch_warnings():  # the kit's markers are registered by the grading plugin, not here

@@ -8,25 +8,25 @@ calls the given module's checked functions at every position) under three CPU ho
 machine (load average 4): see CALIBRATION below.
 """
 
-import time
-
 import pytest
 from hidden_oracle import CENTRE_OUT, WIN, deepen, flat, open_columns, play, random_position, search, unflat
+from time_allowance import allowed_s
 
 # CALIBRATION. The naive alt, in-process, with three CPU hogs running on this 2-core machine
 # (python3 /tmp/calib11.py-style timing of every check, 2026-12-02):
 # - timed_move at budgets of 0.02 to 0.5 s on 20 seeded positions overran its budget by at most
 #   0.0041 s (one position's work between two looks at the clock): the README's 0.1 s is 24x that.
+#   On RUNS_LONG (budget 0.75 s, run directly at a load average of 3.9) it overran by at most
+#   0.0072 s: the README's 0.1 s is 14x that, and the 0.5 s the checks allow 69x.
 # - on FORCED_WIN it proves the win at depth 5 after 0.16 s and finishes depth 7 after 1.06 s: the
 #   10 s budget is 60x and 9x those.
 # - on END_IN_REACH it deepens to the end of the game in at most 0.20 s: the 2 s budget is 10x.
 # - its slowest call outside the budgets is a depth-5 search, 0.24 s (the exercise's 10 s per call
 #   is 40x), and its heaviest check, oracle included, 1.23 s (the 60 s per check is 48x).
-OVERRUN_S = 0.1
-TRANSPORT_S = 0.4  # the trip to the worker and back, with room for a busy machine
-# The on-time checks' limit per call: 5x the largest budget (0.5 s) and its slack, so that a
-# timed_move that never looks at the clock is stopped soon rather than at the exercise's 10 s.
-ON_TIME_CALL_S = 3
+# The time allowed beyond a budget (OVERRUN_S, the README's slack, and the trip to the worker and
+# back) is in time_allowance.py, which the public checks share and the README states. A timed call's
+# own limit is that time: a timed_move that runs past it is stopped there and fails as a timeout,
+# which says what happened (its column, were it to come back, would be an answer like any other).
 # Depths 1 to 4 play column 3 or 4 here; depth 5 and deeper see that column 5, and no other, wins
 # by force (O to move). The naive alt finishes depth 7 on it after 1.2 s on a quiet machine.
 # tests/authoring/test_readme_facts.py proves both facts with a search of its own, once, rather
@@ -34,6 +34,9 @@ ON_TIME_CALL_S = 3
 FORCED_WIN = (".......", ".......", "......O", "......X", ".....OO", "XX..XOX")
 FORCED_WIN_COLUMN = 5
 DEEP_BUDGET_S = 10.0
+# Budgets of the small-budget check, one case each, on two seeded positions: depth 1 alone at the
+# smallest, several depths at the largest.
+SMALL_BUDGETS_S = (0.02, 0.5)
 
 EMPTY_BOARD = (".......",) * 6
 FIXED = [
@@ -130,22 +133,50 @@ def test_deepen_is_search_depth_by_depth(student, rng):
 
 
 # Any legal column passes this check, so it counts once the search also counts right.
-@pytest.mark.call_timeout(ON_TIME_CALL_S)
+@pytest.mark.parametrize("budget", [pytest.param(budget, marks=pytest.mark.call_timeout(allowed_s(budget)))
+                                    for budget in SMALL_BUDGETS_S])
 @pytest.mark.requires("test_fixed_positions")
-@pytest.mark.points(2)
 @pytest.mark.hint(
     "Look at the clock inside the search, and abandon the depth that runs past the deadline: its "
     "half-finished best column is not to be trusted. Depth 1 always runs."
 )
-def test_timed_move_is_legal_and_on_time(student, rng):
-    """timed_move at budgets of 0.02 s to 0.5 s: a legal column, back in time"""
-    for budget in (0.02, 0.05, 0.2, 0.5):
+def test_timed_move_is_legal_and_on_time(student, rng, budget):
+    """timed_move at a small budget: a legal column, back in time"""
+    for _ in range(2):
         board = random_position(rng, rng.randint(0, 20))
-        started = time.monotonic()
         col = student.timed_move(board, budget)
-        elapsed = time.monotonic() - started
         assert type(col) is int and col in range(7) and board[0][col] == ".", (board, col)
-        assert elapsed <= budget + OVERRUN_S + TRANSPORT_S, f"{elapsed:.2f} s with a budget of {budget} s"
+
+
+# A timed_move that looks at the clock only between depths begins a depth in time and runs it to
+# its end. On each of these positions one depth costs 5 to 10 times all the depths before it
+# together (a depth where the root's side gets one more move): depth 9 on the first, 7 on the
+# second, 9 on the third. Their costs interleave, so at any speed one of them has such a depth
+# begin inside RUNS_LONG_BUDGET_S and end far past it. Counted with the reference's leaves per
+# depth (deepening as the README says, about 69,000 leaves a second on this machine when quiet),
+# the slowest of the three ends at 2.1 to 5.3 times the time allowed at speeds from 0.7x to 5.7x
+# the reference's, and at 1.4 times or more with each position's cost 20% off, from 0.7x to 4x.
+# Run directly with the load average at 6, such a search took 1.37, 3.28 and 1.27 s (the 1.25 s
+# allowed is passed 2.6x on the second), and the reference 0.759, 0.752 and 0.755 s.
+RUNS_LONG = [(".......", ".......", ".O.....", ".O...X.", ".OOX.O.", "XXOX.X."),
+             (".......", ".......", ".......", ".......", "......X", "O...O.X"),
+             (".......", ".......", ".......", ".......", "....OX.", "OX.OXOX")]
+RUNS_LONG_BUDGET_S = 0.75
+
+
+@pytest.mark.call_timeout(allowed_s(RUNS_LONG_BUDGET_S))
+@pytest.mark.requires("test_fixed_positions")
+@pytest.mark.points(2)
+@pytest.mark.hint(
+    "Look at the clock inside the search, not only between depths: here one depth takes several "
+    "times the budget, and timed_move must give it up at the deadline and play the last finished "
+    "depth's column."
+)
+def test_timed_move_stops_a_search_that_runs_long(student):
+    """timed_move where the next depth takes several times the budget: back in time"""
+    for board in RUNS_LONG:
+        col = student.timed_move(board, RUNS_LONG_BUDGET_S)
+        assert type(col) is int and col in range(7) and board[0][col] == ".", (board, col)
 
 
 # Nine empty cells: with time to spare, the deepest search reaches the end of every game, and
@@ -178,31 +209,62 @@ def test_timed_move_finds_a_win_depth_3_misses(student):
     assert student.timed_move(FORCED_WIN, DEEP_BUDGET_S) == FORCED_WIN_COLUMN
 
 
+# Raising is easy without searching anything: each bad-input check counts once the search also
+# counts right. Each rule has a check of its own, so a mistake in one costs only that check.
 @pytest.mark.requires("test_fixed_positions")
 @pytest.mark.hint(
-    "search, deepen and timed_move check their arguments: a bad board or a finished game, a depth "
-    "that is not an int of at least 1, a first that is not None or 0 to 6, seconds that is not a "
-    "positive number."
+    "search, deepen and timed_move each check the board: a tuple of six strings of seven characters "
+    "from '.XO', with piece counts a game can reach (the given to_move checks all of this)."
 )
-def test_bad_input(student):
-    """bad boards, finished games, depths, firsts and budgets raise ValueError"""
-    full_drawn = ("OOXXXOO", "XXXOOOX", "XOOOXOO", "XXXOXXX", "OOOXOOO", "OXXXOXX")
-    won = (".......", ".......", ".......", "O......", "O......", "OXXXX..")
-    bad_boards = [won, full_drawn, (".......",) * 5, ["......."] * 6, (".......",) * 5 + ("XX.....",),
+def test_bad_boards(student):
+    """bad boards raise ValueError in search, deepen and timed_move"""
+    bad_boards = [(".......",) * 5, ["......."] * 6, (".......",) * 5 + ("XX.....",),
                   (".......",) * 5 + ("...x...",), "." * 42, None]
     for board in bad_boards:
-        for call in (lambda: student.search(board, 2), lambda: student.deepen(board, 2),
-                     lambda: student.timed_move(board, 0.1)):
+        for name, argument in (("search", 2), ("deepen", 2), ("timed_move", 0.1)):
             with pytest.raises(ValueError):
-                call()
+                getattr(student, name)(board, argument)
+
+
+@pytest.mark.requires("test_fixed_positions")
+@pytest.mark.hint(
+    "A game that is over has no move to search: raise ValueError when a side has four in a row or "
+    "the board is full, in search, deepen and timed_move."
+)
+def test_finished_games(student):
+    """a won game and a full board raise ValueError in search, deepen and timed_move"""
+    full_drawn = ("OOXXXOO", "XXXOOOX", "XOOOXOO", "XXXOXXX", "OOOXOOO", "OXXXOXX")
+    won = (".......", ".......", ".......", "O......", "O......", "OXXXX..")
+    for board in (won, full_drawn):
+        for name, argument in (("search", 2), ("deepen", 2), ("timed_move", 0.1)):
+            with pytest.raises(ValueError):
+                getattr(student, name)(board, argument)
+
+
+@pytest.mark.requires("test_fixed_positions")
+@pytest.mark.hint("depth and max_depth must be an int of at least 1, and a bool is not an int here.")
+def test_bad_depths(student):
+    """depths that are not an int of at least 1 raise ValueError in search and deepen"""
     for depth in (0, -3, True, False, 1.0, "2", None):
         with pytest.raises(ValueError):
             student.search(EMPTY_BOARD, depth)
         with pytest.raises(ValueError):
             student.deepen(EMPTY_BOARD, depth)
-    for first in (-1, 7, True, 3.0, "3"):
+
+
+@pytest.mark.requires("test_fixed_positions")
+@pytest.mark.hint("first must be None or an int from 0 to 6, and a bool is not an int here.")
+def test_bad_firsts(student):
+    """firsts that are not None or a column raise ValueError"""
+    for first in (-1, 7, True, False, 3.0, "3"):
         with pytest.raises(ValueError):
             student.search(EMPTY_BOARD, 2, first)
+
+
+@pytest.mark.requires("test_fixed_positions")
+@pytest.mark.hint("seconds must be an int or a float, positive and finite, and not a bool.")
+def test_bad_budgets(student):
+    """budgets that are not a positive, finite number raise ValueError"""
     for seconds in (0, -0.5, True, float("inf"), float("nan"), "1", None):
         with pytest.raises(ValueError):
             student.timed_move(EMPTY_BOARD, seconds)
