@@ -13,7 +13,7 @@ from hidden_oracle import CENTRE_OUT, WIN, deepen, flat, open_columns, play, ran
 from time_allowance import allowed_s
 
 # CALIBRATION. The naive alt, in-process, with three CPU hogs running on this 2-core machine
-# (python3 /tmp/calib11.py-style timing of every check, 2026-12-02):
+# (each check timed in-process, 2026-12-02):
 # - timed_move at budgets of 0.02 to 0.5 s on 20 seeded positions overran its budget by at most
 #   0.0041 s (one position's work between two looks at the clock): the README's 0.1 s is 24x that.
 #   On RUNS_LONG (budget 0.75 s, run directly at a load average of 3.9) it overran by at most
