@@ -210,3 +210,23 @@ def test_a_uid_is_never_marked_swept_while_a_key_it_owns_remains(tmp_path):
     assert lease.swept is True
     lease.release(swept=True)
     assert kernel_state.key_count(uid) == 0
+
+
+@pytest.mark.skipif(not namespaces_work(), reason="the worker's own tmpfs is mounted in its mount namespace")
+def test_nothing_outside_the_workers_own_folder_takes_a_write(tmp_path):
+    """Its home (the kit's worker files) and the submission's copies are read-only: only the tmpfs is written."""
+    probe = textwrap.dedent("""
+        import os
+        home = os.path.dirname(os.getcwd())
+        for target in ("x", "submission/x", "submission/toy.py", "worker.py"):
+            try:
+                with open(os.path.join(home, target), "a") as f:
+                    f.write("x")
+                print("WROTE", target)
+            except OSError as exc:
+                print("REFUSED", target)
+        def add(a, b):
+            return a + b
+    """)
+    printed = _grade_toy(probe, tmp_path)["submission"]["import_output"].splitlines()
+    assert printed == ["REFUSED x", "REFUSED submission/x", "REFUSED submission/toy.py", "REFUSED worker.py"]
