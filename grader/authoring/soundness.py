@@ -274,7 +274,8 @@ def check_exercise(kit: Kit, exercise: Exercise, seeds=DEFAULT_SEEDS, jobs: int 
                 result.problems.append(str(exc))
             library = None
         if library is not None:
-            result.problems.extend(_alike_problems(kit, exercise, library, calls.get("reference") or {}))
+            timed = {mutant.name for mutant in mutants.values() if mutant.deadline}
+            result.problems.extend(_alike_problems(kit, exercise, library, calls.get("reference") or {}, timed))
     nothing_at_zero = sum(kind == "nothing" and report["score"] == 0 for (kind, _, _), report in outcomes)
     for (kind, path, seed), report in outcomes:
         if kind == "nothing":
@@ -318,8 +319,13 @@ def check_exercise(kit: Kit, exercise: Exercise, seeds=DEFAULT_SEEDS, jobs: int 
     return result
 
 
-def _alike_problems(kit: Kit, exercise: Exercise, mistakes: list, calls: dict) -> list[str]:
-    """Known mistakes that no check's call tells apart (from each other, or from the reference)."""
+def _alike_problems(kit: Kit, exercise: Exercise, mistakes: list, calls: dict, timed: set[str]) -> list[str]:
+    """Known mistakes that no check's call tells apart (from each other, or from the reference).
+
+    A mistake of time alone (`timed`: a mutant with a `deadline` reason) may answer as the reference
+    does whenever its replay ends within the call's limit, which on a fast moment it may: its own
+    deadline catches it, and the answers were never its mark.
+    """
     if not calls:
         return []
     groups = alike(calls, mistakes, (exercise.solution_dir(kit.root) / exercise.module).read_text(encoding="utf-8"),
@@ -329,6 +335,10 @@ def _alike_problems(kit: Kit, exercise: Exercise, mistakes: list, calls: dict) -
     problems = []
     for group in groups:
         names = [name for name in group if name != REFERENCE]
+        if REFERENCE in group:
+            names = [name for name in names if name not in timed]
+        if not names:
+            continue
         listed = " and ".join(repr(name) for name in names)
         if REFERENCE in group:
             problems.append(f"{exercise.id}: known mistake {listed} answers every check's call as the reference "
