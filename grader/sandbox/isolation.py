@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 
 from grader.catalog import GradeError
-from grader.sandbox.kernel_state import drop_own_keys, key_count, keyctl_number
+from grader.sandbox.kernel_state import as_uid, remove_keys
 from grader.sandbox.reaper import linux_mechanisms
 
 # Unprivileged uids for workers when the grader runs as root; they need not exist in /etc/passwd.
@@ -217,20 +217,6 @@ class CpuLease:
             self.cpu = self._fd = None
 
 
-def _as_uid(uid: int, act) -> None:
-    """Run `act()` in a forked child that has become `uid` (no groups), and wait for it to end."""
-    pid = os.fork()
-    if pid == 0:  # pragma: no cover - runs in the forked child
-        try:
-            os.setgroups([])
-            os.setgid(uid)
-            os.setuid(uid)
-            act()
-        finally:
-            os._exit(0)
-    os.waitpid(pid, 0)
-
-
 def _kill_all_of_own_uid() -> None:
     # kill(-1) reaches every process this uid may signal, except the caller. Each round is a
     # fresh pass, for a process forked during the one before. ESRCH ends the loop only on a
@@ -242,34 +228,7 @@ def _kill_all_of_own_uid() -> None:
 
 def kill_uid(uid: int) -> None:
     """Kill every process of `uid`, including ones that escaped with setsid, by becoming that uid."""
-    _as_uid(uid, _kill_all_of_own_uid)
-
-
-# How long the kernel's key collector may take to free the keys a sweep unlinked; it runs as soon as
-# a key's last link goes, so this is a bound for a busy machine, not a wait every sweep pays.
-KEY_COLLECTION_WAIT_S = 2.0
-
-
-def remove_keys(uid: int) -> bool:
-    """Remove the kernel keys `uid` owns, once none of its processes is left; whether none remains.
-
-    A worker's filter refuses it every key call, so a worker uid normally owns none, and this costs
-    one read of /proc/key-users. Where a key is found (a worker that ran without a filter), the
-    uid's user keyrings are emptied and invalidated as the uid, and the kernel's count is read
-    until it falls to 0.
-    """
-    if key_count(uid) == 0:
-        return True
-    keyctl = keyctl_number()
-    if keyctl is None:
-        return False
-    _as_uid(uid, lambda: drop_own_keys(keyctl))
-    deadline = time.monotonic() + KEY_COLLECTION_WAIT_S
-    while key_count(uid) > 0:
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.01)
-    return True
+    as_uid(uid, _kill_all_of_own_uid)
 
 
 # World-writable places a worker uid can leave files in, outside its own home; /dev/mqueue holds

@@ -6,13 +6,16 @@ a key linked into a uid's user keyring stays there after the uid's last process 
 worker of the same uid, in the same grade or a later one, could read it. So each worker, before its
 exec, leaves the grader's session keyring for an empty one of its own and gets a seccomp filter
 (libseccomp, through pyseccomp) that refuses, with EPERM, every call in REFUSED_CALLS; the uid sweep
-(grader/sandbox/isolation.py) also removes any key a worker uid still owns.
+(grader/sandbox/isolation.py) also removes any key a worker uid still owns (remove_keys, here, with
+as_uid, the way the sweep acts as a uid).
 """
 
 from __future__ import annotations
 
 import ctypes
 import errno
+import os
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -121,3 +124,44 @@ def drop_own_keys(keyctl: int) -> None:
     for keyring in keyrings:
         if keyring > 0:
             call(KEYCTL_INVALIDATE, keyring)
+
+
+def as_uid(uid: int, act) -> None:
+    """Run `act()` in a forked child that has become `uid` (no groups), and wait for it to end."""
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - runs in the forked child
+        try:
+            os.setgroups([])
+            os.setgid(uid)
+            os.setuid(uid)
+            act()
+        finally:
+            os._exit(0)
+    os.waitpid(pid, 0)
+
+
+# How long the kernel's key collector may take to free the keys a sweep unlinked; it runs as soon as
+# a key's last link goes, so this is a bound for a busy machine, not a wait every sweep pays.
+KEY_COLLECTION_WAIT_S = 2.0
+
+
+def remove_keys(uid: int) -> bool:
+    """Remove the kernel keys `uid` owns, once none of its processes is left; whether none remains.
+
+    A worker's filter refuses it every key call, so a worker uid normally owns none, and this costs
+    one read of /proc/key-users. Where a key is found (a worker that ran without a filter), the
+    uid's user keyrings are emptied and invalidated as the uid, and the kernel's count is read
+    until it falls to 0.
+    """
+    if key_count(uid) == 0:
+        return True
+    keyctl = keyctl_number()
+    if keyctl is None:
+        return False
+    as_uid(uid, lambda: drop_own_keys(keyctl))
+    deadline = time.monotonic() + KEY_COLLECTION_WAIT_S
+    while key_count(uid) > 0:
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.01)
+    return True
