@@ -415,6 +415,7 @@ def synthetic_class(reports: list[dict], students: int, seed: int) -> dict[str, 
 
 def bench_report(rows: list[tuple[str, str, str]], students: int = 300) -> None:
     """The class report of 300 students x 9 exercises: built from memory (grade batch), and read back from OUT."""
+    from grader.classroom import ClassFolder
     from grader.classroom.class_report import attempts_of, read_reports, write_class_report
 
     results = synthetic_class(reference_reports(), students, SEED)
@@ -422,9 +423,10 @@ def bench_report(rows: list[tuple[str, str, str]], students: int = 300) -> None:
     with tempfile.TemporaryDirectory() as scratch:
         out = Path(scratch)
         for student, own in results.items():
-            (out / student).mkdir()
             for exercise_id, report in own.items():
-                (out / student / f"{exercise_id}.json").write_text(json.dumps(report), encoding="utf-8")
+                path = ClassFolder(out).report(student, exercise_id)
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_text(json.dumps(report), encoding="utf-8")
         started = time.perf_counter()
         write_class_report(attempts_of(results), out)
         built = time.perf_counter() - started

@@ -14,7 +14,6 @@ import io
 import re
 from collections.abc import Mapping
 from pathlib import Path
-from urllib.parse import quote
 
 import jinja2
 import markupsafe
@@ -81,12 +80,13 @@ def read_attempt(student: str, path: Path) -> Attempt:
 
 
 def read_reports(out: Path) -> list[Attempt]:
-    """Every report that `grade batch` wrote into OUT, as OUT/STUDENT/exNN.json; none at all is a KitError."""
+    """Every report that `grade batch` wrote into OUT, as OUT/students/STUDENT/exNN.json; none at all is a KitError."""
     if not out.is_dir():
         raise KitError(f"batch report {out}: no such folder")
-    attempts = [read_attempt(student, path) for student, path in ClassFolder(out).reports()]
+    folder = ClassFolder(out)
+    attempts = [read_attempt(student, path) for student, path in folder.reports()]
     if not attempts:
-        raise KitError(f"batch report {out}: no reports in it (grade batch writes {out}/STUDENT/exNN.json)")
+        raise KitError(f"batch report {out}: no reports in it (grade batch writes {folder.report('STUDENT', 'exNN')})")
     return attempts
 
 
@@ -169,7 +169,7 @@ def _environment() -> jinja2.Environment:
     environment.globals.update(flag_words=FLAG_WORDS, undefined_words=UNDEFINED_WORDS, kind_words=KIND_WORDS,
                                left_out_words=LEFT_OUT_WORDS, marked_code=marked_code,
                                side_by_side=SIDE_BY_SIDE_PAIRS,
-                               report_href=lambda student, exercise: f"{quote(student, safe='')}/{exercise}.json",
+                               report_href=ClassFolder.report_link,
                                plain_why=lambda why: why.replace("``", ""))
     return environment
 

@@ -263,7 +263,8 @@ def read_class_grades(out: Path) -> ClassGrades:
     if not out.is_dir():
         raise KitError(f"batch gradebook {out}: no such folder")
     if not ClassFolder(out).reports():
-        raise KitError(f"batch gradebook {out}: no reports in it (grade batch writes {out}/STUDENT/exNN.json)")
+        raise KitError(f"batch gradebook {out}: no reports in it "
+                       f"(grade batch writes {ClassFolder(out).report('STUDENT', 'exNN')})")
     return class_grades(read_reports(out), out)
 
 

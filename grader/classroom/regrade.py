@@ -1,6 +1,6 @@
 """`grade batch diff OLD NEW`: what a regrade changed, student by student and check by check.
 
-OLD and NEW are two folders `grade batch` wrote (OUT/STUDENT/exNN.json). A student's two reports
+OLD and NEW are two folders `grade batch` wrote (OUT/students/STUDENT/exNN.json). A student's two reports
 on an exercise are compared by their score and by each check's points, the checks matched by
 their stable id (`checks/test_hidden.py::test_name`), so a check whose wording changed is still
 the same check. The comparison is a pure function over the reports' attempts; reading the folders
@@ -138,9 +138,11 @@ def read_graded(folder: Path, side: str) -> list[Attempt]:
         raise KitError(f"batch diff {side} {folder}: no such folder")
     if not folder.is_dir():
         raise KitError(f"batch diff {side} {folder}: not a folder")
-    attempts = [read_attempt(student, path) for student, path in ClassFolder(folder).reports()]
+    graded = ClassFolder(folder)
+    attempts = [read_attempt(student, path) for student, path in graded.reports()]
     if not attempts:
-        raise KitError(f"batch diff {side} {folder}: no reports in it (grade batch writes {folder}/STUDENT/exNN.json)")
+        raise KitError(f"batch diff {side} {folder}: no reports in it "
+                       f"(grade batch writes {graded.report('STUDENT', 'exNN')})")
     return attempts
 
 

@@ -141,6 +141,8 @@ def merge_shards(folders: list[Path], out: Path) -> tuple[dict[str, dict[str, di
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
         raise KitError(f"{out}: the merge goes into a new or empty folder")
     shards = check_shards(folders)
+    for folder, _ in shards:  # an earlier kit's slice would look as if it had lost every report
+        ClassFolder(folder).refuse_earlier_layout()
     exercise_ids = shards[0][1]["exercises"]
     results: dict[str, dict[str, dict]] = {}
     copies = []

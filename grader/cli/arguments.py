@@ -236,7 +236,8 @@ def _diff_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _gradebook_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("out", type=Path, metavar="OUT", help="the folder grade batch wrote: OUT/STUDENT/exNN.json")
+    parser.add_argument("out", type=Path, metavar="OUT",
+                        help="the folder grade batch wrote: OUT/students/STUDENT/exNN.json")
     _add_gradebook_options(parser, "--lms", required=True, text="the LMS to write for")
 
 
@@ -245,7 +246,7 @@ BATCH_ACTIONS = {
               "page and report tree", _merge_arguments),
     "report": ("rebuild OUT/report.html and OUT/checks.csv from the reports already in OUT, without grading",
                lambda parser: parser.add_argument("out", type=Path, metavar="OUT",
-                                                  help="the folder grade batch wrote: OUT/STUDENT/exNN.json")),
+                                                  help="the folder grade batch wrote: OUT/students/STUDENT/exNN.json")),
     "diff": ("list every mark that changed between two folders grade batch wrote, check by check, and write "
              "NEW/changes.csv", _diff_arguments),
     "gradebook": ("write OUT/gradebook-LMS.csv, the grades as Canvas, Moodle or Blackboard imports them, from the "

@@ -128,6 +128,7 @@ def run_batch(args: argparse.Namespace, console: Console) -> int:
     kit = Kit.find(Path.cwd(), args.kit)
     exercises = kit.exercises() if args.all else [kit.resolve(args.exercise)]
     students = roster = classroom.find_students(args.folder)
+    classroom.ClassFolder(args.out).refuse_earlier_layout()  # not a folder half in each layout
     if args.shard is not None:
         students = [student for student in roster if classroom.shard_of(student.name, args.shard.count) == args.shard.index]
     lms = matching = None

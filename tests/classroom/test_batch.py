@@ -47,7 +47,7 @@ def test_a_class_is_graded_into_reports_and_a_gradebook(toy_kit, classroom, tmp_
     assert _gradebook(out) == [["student", "ex01", "total"], ["alice", "8", "8"], ["bob", "4", "4"],
                                ["carol", "0", "0"], ["dave", "0", "0"]]
     for student in ("alice", "bob", "carol", "dave"):
-        validate_report(json.loads((out / student / "ex01.json").read_text()))
+        validate_report(json.loads((out / "students" / student / "ex01.json").read_text()))
     assert "Graded 4 students on 1 exercise(s): 0 reused (nothing changed), 4 graded (4 new)" in result.stdout
     assert "mean 3.0, median 2, lowest 0, highest 8; 1 with full marks, 2 with a submission that did not run" \
         in result.stdout
@@ -57,11 +57,11 @@ def test_unchanged_submissions_are_not_regraded(toy_kit, classroom, tmp_path):
     out = tmp_path / "marks"
     args = ["batch", str(classroom), "--exercise", "ex01", "--out", str(out), "--jobs", "2"]
     run_grade(*args, cwd=toy_kit.root)
-    first = (out / "alice" / "ex01.json").read_text()
+    first = (out / "students" / "alice" / "ex01.json").read_text()
     shutil.copyfile(GOLDEN / "full_solution" / "toy.py", classroom / "bob.py")
     again = run_grade(*args, cwd=toy_kit.root)
     assert "3 reused (nothing changed), 1 graded (1 submission changed)" in again.stdout
-    assert (out / "alice" / "ex01.json").read_text() == first
+    assert (out / "students" / "alice" / "ex01.json").read_text() == first
     assert _gradebook(out)[2] == ["bob", "8", "8"]
     forced = run_grade(*args, "--force", cwd=toy_kit.root)
     assert "0 reused (nothing changed), 4 graded (4 --force)" in forced.stdout
@@ -98,7 +98,7 @@ def test_a_report_is_reused_only_while_nothing_that_made_it_changed(toy_kit, cla
     assert _reasons(run_grade(*args[:-1], "8", cwd=toy_kit.root)) == (
         "0 reused (nothing changed), 4 graded (4 seed changed)")
     # A report with no record of what made it (written by hand, or by an older kit) is graded anew.
-    (out / "bob" / ".ex01.inputs.json").unlink()
+    (out / "students" / "bob" / ".ex01.inputs.json").unlink()
     assert _reasons(run_grade(*args[:-1], "8", cwd=toy_kit.root)) == "3 reused (nothing changed), 1 graded (1 new)"
 
 
@@ -208,7 +208,7 @@ def test_a_class_of_notebooks_is_graded_and_an_unchanged_one_reused(toy_kit, tmp
     result = run_grade(*args, cwd=toy_kit.root)
     assert result.returncode == 0, result.stderr
     assert _gradebook(out)[1:] == [["erin", "8", "8"], ["frank", "8", "8"], ["gina", "0", "0"], ["hank", "0", "0"]]
-    reports = {name: validate_report(json.loads((out / name / "ex01.json").read_text()))
+    reports = {name: validate_report(json.loads((out / "students" / name / "ex01.json").read_text()))
                for name in ("erin", "frank", "gina", "hank")}
     assert reports["frank"]["submission"]["notebook"]["magic_cells"] == [2, 3, 4, 6]
     assert reports["gina"]["message"].startswith("toy.ipynb cell 3 line 2 (raised in tag at cell 2 line 14)")
@@ -219,10 +219,10 @@ def test_a_class_of_notebooks_is_graded_and_an_unchanged_one_reused(toy_kit, tmp
         cell.execution_count = count + 1
         cell.outputs = [nbformat.v4.new_output("stream", text=f"run {count}\n")]
     nbformat.write(notebook, folder / "erin.ipynb")
-    first = (out / "erin" / "ex01.json").read_text()
+    first = (out / "students" / "erin" / "ex01.json").read_text()
     again = run_grade(*args, cwd=toy_kit.root)
     assert "4 reused (nothing changed), 0 graded" in again.stdout
-    assert (out / "erin" / "ex01.json").read_text() == first
+    assert (out / "students" / "erin" / "ex01.json").read_text() == first
     # Frank edits a cell: his notebook is graded again.
     notebook = nbformat.read(folder / "frank" / "toy.ipynb", 4)
     notebook.cells[-1].source += "\nlater = add(2, 2)"
@@ -241,7 +241,7 @@ def test_a_report_graded_under_cpu_contention_is_graded_again_and_then_reused(to
     out = tmp_path / "marks"
     args = ["batch", str(classroom), "--exercise", "ex01", "--out", str(out), "--jobs", "2", "--seed", "7"]
     run_grade(*args, cwd=toy_kit.root)
-    stored = out / "alice" / "ex01.json"
+    stored = out / "students" / "alice" / "ex01.json"
     report = json.loads(stored.read_text())
     assert set(report["environment"]["sandbox"]["cpu"]) == {"contended", "waited_s"}
     report["environment"]["sandbox"]["cpu"] = {"contended": True, "waited_s": 4}  # as a busy night left it

@@ -71,7 +71,8 @@ def graded(tmp_path_factory):
 
 def _reports(out: Path) -> dict[tuple[str, str], dict]:
     """Every report in OUT, read here on its own, by (student, exercise id)."""
-    return {(path.parent.name, path.stem): json.loads(path.read_text()) for path in sorted(out.glob("*/ex*.json"))}
+    return {(path.parent.name, path.stem): json.loads(path.read_text())
+            for path in sorted(out.glob("students/*/ex*.json"))}
 
 
 def _gradebook(out: Path) -> list[dict[str, str]]:
@@ -137,7 +138,7 @@ def test_each_score_links_to_that_students_report(graded):
     _, _, out = graded
     page = (out / "report.html").read_text()
     links = {unquote(ref) for ref in re.findall(r'href="([^"#][^"]*\.json)"', page)}
-    assert links == {f"{student}/{exercise}.json" for student, exercise in _reports(out)}
+    assert links == {f"students/{student}/{exercise}.json" for student, exercise in _reports(out)}
     assert all((out / link).is_file() for link in links)
 
 
@@ -181,12 +182,16 @@ def _write(path: Path, text: str) -> Path:
 
 
 @pytest.mark.parametrize("lay_out, words", [
-    (lambda out: out.mkdir(), "batch report {out}: no reports in it (grade batch writes {out}/STUDENT/exNN.json)"),
-    (lambda out: _write(out / "ann" / "notes.json", "{}"), "batch report {out}: no reports in it"),
+    (lambda out: out.mkdir(),
+     "batch report {out}: no reports in it (grade batch writes {out}/students/STUDENT/exNN.json)"),
+    (lambda out: _write(out / "students" / "ann" / "notes.json", "{}"), "batch report {out}: no reports in it"),
+    (lambda out: _write(out / "ann" / "ex01.json", "{}"), ("{out}: written by an earlier kit (reports as "
+     "{out}/ann/ex01.json, now {out}/students/STUDENT/exNN.json); grade the class again into a new folder")),
     (lambda out: None, "batch report {out}: no such folder"),
-    (lambda out: _write(out / "ann" / "ex01.json", "{not json"), "{out}/ann/ex01.json: not a readable report"),
-    (lambda out: _write(out / "ann" / "ex01.json", '{"exercise": {"id": "ex01", "title": "t"}}'),
-     "{out}/ann/ex01.json: the report: no field 'tests'"),
+    (lambda out: _write(out / "students" / "ann" / "ex01.json", "{not json"),
+     "{out}/students/ann/ex01.json: not a readable report"),
+    (lambda out: _write(out / "students" / "ann" / "ex01.json", '{"exercise": {"id": "ex01", "title": "t"}}'),
+     "{out}/students/ann/ex01.json: the report: no field 'tests'"),
 ])
 def test_batch_report_errors_are_one_line(tmp_path, lay_out, words):
     out = tmp_path / "marks"
@@ -198,10 +203,10 @@ def test_batch_report_errors_are_one_line(tmp_path, lay_out, words):
 
 def test_a_report_filed_under_another_exercise_is_refused(graded, tmp_path):
     out = tmp_path / "marks"
-    _write(out / "alice" / "ex02.json", (graded[2] / "alice" / "ex01.json").read_text())
+    _write(out / "students" / "alice" / "ex02.json", (graded[2] / "students" / "alice" / "ex01.json").read_text())
     result = run_grade("batch", "report", str(out), cwd=tmp_path)
     assert result.returncode == 2
-    assert f"{out}/alice/ex02.json: holds a report on ex01, not ex02" in result.stderr
+    assert f"{out}/students/alice/ex02.json: holds a report on ex01, not ex02" in result.stderr
 
 
 def test_a_class_folder_named_report_is_graded_when_written_as_a_path(graded, tmp_path):
@@ -211,7 +216,8 @@ def test_a_class_folder_named_report_is_graded_when_written_as_a_path(graded, tm
     result = run_grade("batch", "./report", "--exercise", "ex01", "--jobs", "1", "--out", "marks",
                        "--kit", str(kit.root), cwd=tmp_path)
     assert result.returncode == 0, result.stderr
-    assert (tmp_path / "marks" / "alice" / "ex01.json").is_file() and (tmp_path / "marks" / "report.html").is_file()
+    marks = tmp_path / "marks"
+    assert (marks / "students" / "alice" / "ex01.json").is_file() and (marks / "report.html").is_file()
     helped = run_grade("batch", "--help", cwd=tmp_path)
     assert "grade batch report ..." in helped.stdout and "grade batch ./report" in helped.stdout
     own = run_grade("batch", "report", "--help", cwd=tmp_path)
@@ -222,11 +228,12 @@ def test_a_class_folder_named_report_is_graded_when_written_as_a_path(graded, tm
 
 def test_names_and_messages_are_escaped(graded):
     """Student names are folder names and messages are the student's words: neither is markup."""
-    report = json.loads((graded[2] / "bob" / "ex01.json").read_text())
+    report = json.loads((graded[2] / "students" / "bob" / "ex01.json").read_text())
     failing = next(test for test in report["tests"] if test["visibility"] == "public" and test["message"])
     failing["message"] = "<script>alert(1)</script> came back"
     page = render_page_of({"<b>eve</b>": {"ex01": report}})
-    assert "<b>eve</b>" not in page and "&lt;b&gt;eve&lt;/b&gt;" in page and "%3Cb%3Eeve%3C%2Fb%3E/ex01.json" in page
+    assert "<b>eve</b>" not in page and "&lt;b&gt;eve&lt;/b&gt;" in page
+    assert 'href="students/%3Cb%3Eeve%3C%2Fb%3E/ex01.json"' in page
     assert "<script>alert" not in page and "&lt;script&gt;alert(1)&lt;/script&gt; came back" in page
 
 
@@ -311,7 +318,7 @@ def test_the_page_in_a_real_browser(graded, tmp_path, monkeypatch):
                 count.click()  # the count opens the list of those students
                 listed = row.find_elements(By.CSS_SELECTOR, "details[open] a[data-student]")
                 assert [link.text for link in listed] == diagnosed[exercise, name]
-                assert all(unquote(link.get_attribute("href")).endswith(f"/{link.text}/{exercise}.json")
+                assert all(unquote(link.get_attribute("href")).endswith(f"students/{link.text}/{exercise}.json")
                            for link in listed)
 
         # Each exercise says whose code was compared and who was left out, as similarity.json records it.

@@ -117,7 +117,7 @@ def test_canvas_gradebook_has_canvas_columns_a_points_row_and_the_reports_scores
                         ["Liddell, Alice", "101", "S001", "alice.l", "Sec 1", SCORES["alice"]],
                         ["Builder, Bob", "102", "S002", "bob.b", "Sec 2", SCORES["bob"]]]
     assert '"Doe, Carol",103,' in text  # comma-delimited, quoted only where a comma needs it
-    scores = {p.parent.name: json.loads(p.read_text())["score"] for p in out.glob("*/ex01.json")}
+    scores = {p.parent.name: json.loads(p.read_text())["score"] for p in out.glob("students/*/ex01.json")}
     assert {name: float(score) for name, score in SCORES.items()} == scores
 
 
@@ -155,7 +155,7 @@ def test_blackboard_gradebook_quotes_every_value_and_keys_on_username(out, tmp_p
 
 @pytest.mark.parametrize("lms", sorted(LMS_FORMATS))
 def test_a_fractional_score_keeps_four_places_with_a_decimal_point(out, tmp_path, capsys, lms):
-    report_path = out / "bob" / "ex01.json"
+    report_path = out / "students" / "bob" / "ex01.json"
     report = json.loads(report_path.read_text())
     report["score"] = 2.666666  # a hand-edited copy: grading is not the point here
     report_path.write_text(json.dumps(report))
@@ -228,18 +228,25 @@ def test_the_batch_option_checks_the_roster_before_grading_anything(graded, tmp_
 
 
 def _corrupt_report(out: Path) -> None:
-    (out / "alice" / "ex01.json").write_text("{")
+    (out / "students" / "alice" / "ex01.json").write_text("{")
 
 
 def _a_second_exercise_for_alice_only(out: Path) -> None:
-    report = json.loads((out / "alice" / "ex01.json").read_text())
+    report = json.loads((out / "students" / "alice" / "ex01.json").read_text())
     report["exercise"]["id"] = "ex02"
-    (out / "alice" / "ex02.json").write_text(json.dumps(report))
+    (out / "students" / "alice" / "ex02.json").write_text(json.dumps(report))
 
 
 def _no_reports(out: Path) -> None:
     for student in ("alice", "bob", "carol"):
-        shutil.rmtree(out / student)
+        shutil.rmtree(out / "students" / student)
+
+
+def _as_an_earlier_kit_left_it(out: Path) -> None:
+    """OUT/STUDENT/exNN.json, with no OUT/students/."""
+    for folder in (out / "students").iterdir():
+        folder.rename(out / folder.name)
+    (out / "students").rmdir()
 
 
 CANVAS_HEADER = "folder,id\n"
@@ -264,9 +271,13 @@ BAD_INPUTS = {
                        "line 2: 3 cells, but the header names 2 columns"),
     "no row matches": (b"folder,id\nzoe,1\n", "canvas", None, "no row names a folder of"),
     "no reports": (b"folder,id\nalice,1\n", "canvas", _no_reports, "no reports in it"),
-    "corrupt report": (b"folder,id\nalice,1\n", "canvas", _corrupt_report, "alice/ex01.json: not a readable report"),
+    "corrupt report": (b"folder,id\nalice,1\n", "canvas", _corrupt_report,
+                       "students/alice/ex01.json: not a readable report"),
     "a report missing": (b"folder,id\nalice,1\nbob,2\ncarol,3\n", "canvas", _a_second_exercise_for_alice_only,
-                         "bob/ex02.json: missing, and the gradebook needs every student's report on each of ex01, ex02"),
+                         ("students/bob/ex02.json: missing, and the gradebook needs every student's report on "
+                          "each of ex01, ex02")),
+    "an earlier kit's folder": (b"folder,id\nalice,1\n", "canvas", _as_an_earlier_kit_left_it,
+                                 "written by an earlier kit"),
     "unknown LMS": (b"folder,id\nalice,1\n", "d2l", None, "argument --lms: invalid choice: 'd2l'"),
 }
 

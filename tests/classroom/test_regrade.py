@@ -83,7 +83,7 @@ def _changes(new: Path) -> list[dict[str, str]]:
 
 
 def _report(folder: Path, student: str, exercise: str = "ex01") -> dict:
-    return json.loads((folder / student / f"{exercise}.json").read_text(encoding="utf-8"))
+    return json.loads((folder / "students" / student / f"{exercise}.json").read_text(encoding="utf-8"))
 
 
 def _row_of(stdout: str, student: str) -> str:
@@ -145,13 +145,13 @@ def edited(graded, schema_validator):
     alice["tests"][1] = {**alice["tests"][1], "name": "minimax, reworded"}
     alice["score"] -= dropped["score"]
     alice["max_score"] -= dropped["max_score"]
-    shutil.rmtree(new / "carol")
-    shutil.copytree(new / "bob", new / "dave")
+    shutil.rmtree(new / "students" / "carol")
+    shutil.copytree(new / "students" / "bob", new / "students" / "dave")
     bob_on_ex04 = {**_report(new, "bob"), "exercise": {**_report(new, "bob")["exercise"], "id": "ex04",
                                                        "title": "Alpha-beta"}}
     for student, exercise, report in (("alice", "ex01", alice), ("bob", "ex04", bob_on_ex04)):
         schema_validator.validate(report)
-        (new / student / f"{exercise}.json").write_text(json.dumps(report, indent=2), encoding="utf-8")
+        (new / "students" / student / f"{exercise}.json").write_text(json.dumps(report, indent=2), encoding="utf-8")
     return new, alice, dropped
 
 
@@ -200,26 +200,31 @@ def _bad_new(old: Path, base: Path, how: str) -> tuple[Path, Path, str]:
         (base / "new.txt").write_text("not a folder\n")
         return old, base / "new.txt", "not a folder"
     if how == "new has no reports":
-        (base / "new" / "bob").mkdir(parents=True)
+        (base / "new" / "students" / "bob").mkdir(parents=True)
         (base / "new" / "grades.csv").write_text("student,ex01,total\n")
         return old, base / "new", "no reports"
     new = base / "new"
     shutil.copytree(old, new)
     if how == "report not json":
-        (new / "bob" / "ex01.json").write_text('{"schema_version": 1, "score"', encoding="utf-8")
-        return old, new, "bob/ex01.json"
+        (new / "students" / "bob" / "ex01.json").write_text('{"schema_version": 1, "score"', encoding="utf-8")
+        return old, new, "students/bob/ex01.json"
     if how == "json not a report":
-        (new / "bob" / "ex01.json").write_text(json.dumps({"score": 26, "tests": []}), encoding="utf-8")
-        return old, new, "bob/ex01.json"
+        (new / "students" / "bob" / "ex01.json").write_text(json.dumps({"score": 26, "tests": []}), encoding="utf-8")
+        return old, new, "students/bob/ex01.json"
+    if how == "old in an earlier kit's layout":
+        earlier = base / "old-earlier"
+        shutil.copytree(old / "students", earlier)  # OLD/STUDENT/exNN.json, with no OLD/students/
+        shutil.copyfile(old / "grades.csv", earlier / "grades.csv")
+        return earlier, new, "written by an earlier kit"
     assert how == "old report not a report"
     broken = base / "old-broken"
     shutil.copytree(old, broken)
-    (broken / "carol" / "ex01.json").write_text("[]", encoding="utf-8")
-    return broken, new, "carol/ex01.json"
+    (broken / "students" / "carol" / "ex01.json").write_text("[]", encoding="utf-8")
+    return broken, new, "students/carol/ex01.json"
 
 
 @pytest.mark.parametrize("how", ["old missing", "new is a file", "new has no reports", "report not json",
-                                 "json not a report", "old report not a report"])
+                                 "json not a report", "old report not a report", "old in an earlier kit's layout"])
 def test_bad_input_is_one_line_exit_2_and_nothing_written(graded, tmp_path, capsys, how):
     _, _, old, _, _ = graded
     old_folder, new, word = _bad_new(old, tmp_path, how)

@@ -100,9 +100,9 @@ def test_three_shards_merged_equal_the_class_graded_at_once(toy_kit_module, grad
     whole = graded / "whole"
     assert (merged / "grades.csv").read_bytes() == (whole / "grades.csv").read_bytes()
     assert _table_without_timings(merged / "checks.csv") == _table_without_timings(whole / "checks.csv")
-    reports = sorted(path.relative_to(whole) for path in whole.glob("*/ex*.json"))
+    reports = sorted(path.relative_to(whole) for path in whole.glob("students/*/ex*.json"))
     assert len(reports) == 9
-    assert sorted(path.relative_to(merged) for path in merged.glob("*/ex*.json")) == reports
+    assert sorted(path.relative_to(merged) for path in merged.glob("students/*/ex*.json")) == reports
     # What made each report comes along, so a batch run into the merged folder reuses them.
     for path in reports:
         assert (merged / inputs_path(path)).read_text() == (whole / inputs_path(path)).read_text()
@@ -185,11 +185,27 @@ def test_a_broken_manifest_is_refused_in_one_line(toy_kit_module, graded, tmp_pa
 def test_a_shard_with_a_report_missing_is_incomplete(toy_kit_module, graded, tmp_path):
     for k in (1, 2, 3):
         shutil.copytree(graded / f"shard{k}", tmp_path / f"shard{k}")
-    victim = next((tmp_path / "shard1").glob("*/ex01.json"))
+    victim = next((tmp_path / "shard1").glob("students/*/ex01.json"))
     victim.unlink()
     result = run_grade("batch", "merge", str(tmp_path / "out"), *(str(tmp_path / f"shard{k}") for k in (1, 2, 3)),
                        cwd=toy_kit_module.root)
     assert result.returncode == 2 and f"{victim}: missing or unreadable, so shard 1/3 is incomplete" in result.stderr
+    assert not (tmp_path / "out").exists()
+
+
+def test_shards_an_earlier_kit_wrote_are_refused_not_read_as_empty(toy_kit_module, graded, tmp_path):
+    """An earlier kit kept each report as OUT/STUDENT/exNN.json: such a shard is refused, saying so, and nothing written."""
+    for k in (1, 2, 3):
+        shard = tmp_path / f"shard{k}"
+        shutil.copytree(graded / f"shard{k}", shard)
+        for student in (shard / "students").iterdir():
+            student.rename(shard / student.name)
+        (shard / "students").rmdir()
+    result = run_grade("batch", "merge", str(tmp_path / "out"), *(str(tmp_path / f"shard{k}") for k in (1, 2, 3)),
+                       cwd=toy_kit_module.root)
+    assert result.returncode == 2 and len(result.stderr.strip().splitlines()) == 1, result.stderr
+    assert f"grade: {tmp_path / 'shard1'}: written by an earlier kit" in result.stderr
+    assert "grade the class again into a new folder" in result.stderr
     assert not (tmp_path / "out").exists()
 
 

@@ -336,7 +336,7 @@ def test_student_names_in_the_section_are_escaped(batch):
     pairs = tuple(replace(pair, first=rename.get(pair.first, pair.first), second=rename.get(pair.second, pair.second))
                   for pair in section.flagged)
     section = replace(section, flagged=pairs, code=tuple((rename.get(name, name), text) for name, text in section.code))
-    report = json.loads((out / "alice" / "ex04.json").read_text())
+    report = json.loads((out / "students" / "alice" / "ex04.json").read_text())
     page = render_page(analyse_class(similarity_attempts(report)), {"ex04": section})
     assert "<b>al</b>" not in page and "&lt;b&gt;al&lt;/b&gt;" in page
     assert 'data-first="&lt;b&gt;al&lt;/b&gt;"' in page and 'data-second="er&#34;in"' in page
@@ -348,7 +348,7 @@ def test_past_the_side_by_side_limit_a_pair_is_listed_without_its_code(batch, mo
     monkeypatch.setattr(similarity, "SIDE_BY_SIDE_PAIRS", 1)
     section = compare_exercise(EX04, find_students(folder)).section()
     assert [name for name, _ in section.code] == ["alice", "bob"]  # the most similar pair's code only
-    report = json.loads((out / "alice" / "ex04.json").read_text())
+    report = json.loads((out / "students" / "alice" / "ex04.json").read_text())
     page = render_page(analyse_class(similarity_attempts(report)), {"ex04": section})
     assert [pair[:2] for pair in _shown_pairs(page)] == [("alice", "bob"), ("alice", "erin"), ("bob", "erin")]
     assert len(_code_blocks(page, "alice", "bob")) == 2

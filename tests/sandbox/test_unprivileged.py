@@ -243,4 +243,4 @@ def test_a_class_with_killers_and_hangs_is_marked_right_two_at_a_time(layout, no
         marks = {row["student"]: float(row["ex01"]) for row in csv.DictReader(handle)}
     assert marks == {name: float(score) for name, (_, score) in submissions.items()}
     for name in submissions:
-        assert json.loads((out / name / "ex01.json").read_text())["status"] != "error", name
+        assert json.loads((out / "students" / name / "ex01.json").read_text())["status"] != "error", name
