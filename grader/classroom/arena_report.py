@@ -6,13 +6,13 @@ code said are the students' own text), with its style inline, so it opens offlin
 
 from __future__ import annotations
 
-import csv
 import io
 from pathlib import Path
 
 import jinja2
 
 from grader.classroom.arena import ArenaResult, Ending, GameRecord
+from grader.classroom.spreadsheet import SafeWriter
 from grader.text import write_text_atomically
 
 TABLE = "arena.csv"
@@ -53,7 +53,7 @@ def render_page(result: ArenaResult) -> str:
 def write_arena(result: ArenaResult, out: Path) -> tuple[Path, Path]:
     """Write OUT/arena.csv and OUT/arena.html, both rendered before either is written; their paths."""
     buffer = io.StringIO()
-    writer = csv.writer(buffer)
+    writer = SafeWriter(buffer)
     writer.writerow(TABLE_COLUMNS)
     writer.writerows(table_rows(result))
     page = render_page(result)

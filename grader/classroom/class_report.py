@@ -8,7 +8,6 @@ charts inlined as SVG, so it opens offline with nothing to fetch.
 
 from __future__ import annotations
 
-import csv
 import html
 import io
 import re
@@ -21,6 +20,7 @@ import markupsafe
 from grader.catalog import KitError
 from grader.classroom.folder import ClassFolder
 from grader.classroom.similarity import SIDE_BY_SIDE_PAIRS, LeftOut, SimilaritySection, read_similarity
+from grader.classroom.spreadsheet import SafeWriter
 from grader.failures import FailureKind
 from grader.report import ReportError, ReportProblem, read_report
 from grader.classroom.item_analysis import (
@@ -216,7 +216,7 @@ def mistake_rows(exercise: ExerciseAnalysis) -> list[list[str]]:
 
 def _write_csv(path: Path, columns: list[str], rows: list[list[str]]) -> None:
     with open(path, "w", newline="", encoding="utf-8") as handle:
-        writer = csv.writer(handle)
+        writer = SafeWriter(handle)
         writer.writerow(columns)
         writer.writerows(rows)
 

@@ -21,6 +21,7 @@ from grader.text import write_text_atomically
 from grader.classroom.class_report import read_reports
 from grader.classroom.folder import ClassFolder
 from grader.classroom.item_analysis import Attempt
+from grader.classroom.spreadsheet import SafeWriter
 
 # The roster's two columns every LMS needs: the submission folder and the LMS's id for the student.
 FOLDER, ID = "folder", "id"
@@ -289,5 +290,5 @@ def gradebook_rows(lms: LmsFormat, grades: ClassGrades, students: Sequence[Roste
 def write_lms_gradebook(lms: LmsFormat, rows: Sequence[Sequence[str]], path: Path) -> None:
     """Write `rows` as `lms` reads them, at `path` whole or not at all."""
     buffer = io.StringIO()
-    csv.writer(buffer, delimiter=lms.delimiter, quoting=lms.quoting).writerows(rows)
+    SafeWriter(buffer, delimiter=lms.delimiter, quoting=lms.quoting).writerows(rows)
     write_text_atomically(path, buffer.getvalue())

@@ -9,7 +9,6 @@ and writing NEW/changes.csv are the only I/O here, and the terminal's table is t
 
 from __future__ import annotations
 
-import csv
 import io
 import math
 from dataclasses import dataclass
@@ -21,6 +20,7 @@ from grader.text import write_text_atomically
 from grader.classroom.class_report import read_attempt
 from grader.classroom.folder import ClassFolder
 from grader.classroom.item_analysis import Attempt
+from grader.classroom.spreadsheet import SafeWriter
 
 # Two scores closer than this are the same score: partial credit summed in another order may
 # differ in the last bits of a float, which is no change of mark.
@@ -180,7 +180,7 @@ def change_rows(regrade: Regrade) -> list[list[str]]:
 def write_changes(regrade: Regrade, path: Path) -> None:
     """changes.csv, whole or not at all: written beside its place under a hidden name, then moved there."""
     buffer = io.StringIO()
-    writer = csv.writer(buffer)
+    writer = SafeWriter(buffer)
     writer.writerow(CHANGE_COLUMNS)
     writer.writerows(change_rows(regrade))
     try:

@@ -14,7 +14,6 @@ keeps what the class page shows, the flagged pairs with their code, in similarit
 
 from __future__ import annotations
 
-import csv
 import io
 import json
 import math
@@ -28,6 +27,7 @@ from typing import TYPE_CHECKING
 
 from grader.catalog import Exercise, KitError
 from grader.classroom.folder import ClassFolder
+from grader.classroom.spreadsheet import SafeWriter
 from grader.submission import SubmissionProblem, prepare_submission
 from grader.text import truncate, write_text_atomically
 
@@ -288,7 +288,7 @@ def write_similarity(results: list[ExerciseSimilarity], out: Path) -> None:
     out.mkdir(parents=True, exist_ok=True)
 
     table = io.StringIO()
-    writer = csv.writer(table)
+    writer = SafeWriter(table)
     writer.writerow(SIMILAR_COLUMNS)
     writer.writerows(rows)
     write_text_atomically(folder.similar_table, table.getvalue())
