@@ -33,6 +33,12 @@ NOTEBOOK_SUFFIX = ".ipynb"
 ESCAPES = ("%", "!", "?")
 # IPython's help asked at the end of a line: `len?`, `math.floor??`.
 HELP_END = re.compile(r"[A-Za-z_][\w.]*\?\??")
+# Brackets within brackets in a notebook's JSON. Jupyter's own notebooks nest about 10 deep; json and
+# nbformat's schema check recurse once or more per level, and a file nested hundreds deep ends them
+# with RecursionError, so the depth is counted before either reads it.
+MAX_NOTEBOOK_DEPTH = 64
+# A JSON string, quotes and escapes included: brackets inside one are text, not nesting.
+JSON_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"')
 # A validation message quotes the offending part of the notebook, which can be a whole cell.
 MESSAGE_LIMIT = 120
 # What Jupyter needs to open a handout notebook with a Python kernel.
@@ -72,6 +78,38 @@ def _lines(text: str) -> list[str]:
     return lines[:-1] if lines[-1] == "" else lines
 
 
+def _deeper_than(brackets: bytes, limit: int) -> bool:
+    """Counted bracket by bracket, stopping as soon as the depth passes the limit."""
+    depth = 0
+    for code in brackets:
+        depth += 1 if code == ord("(") else -1
+        if depth > limit:
+            return True
+    return False
+
+
+def nests_deeper_than(data: bytes, limit: int) -> bool:
+    """Whether a JSON text's brackets nest more than `limit` deep, found without parsing it.
+
+    Each round takes out every innermost pair, so a balanced text no deeper than `limit` is empty
+    after that many rounds, and one that is not empty is deeper. An unbalanced one (not JSON at
+    all) is counted bracket by bracket, which stops early at the limit.
+    """
+    brackets = JSON_STRING.sub(b"", data).translate(bytes.maketrans(b"[]{}", b"()()"), delete=bytes(
+        code for code in range(256) if code not in b"[]{}"))
+    left = brackets
+    for _ in range(limit):
+        shorter = left.replace(b"()", b"")
+        if len(shorter) == len(left):
+            break
+        left = shorter
+    if not left:
+        return False
+    if b"()" in left:  # still a pair after `limit` rounds: balanced and deeper
+        return True
+    return _deeper_than(brackets, limit)
+
+
 def read_notebook(data: bytes, name: str) -> nbformat.NotebookNode:
     """A notebook file's contents as an nbformat v4 notebook; NotANotebook if it is not one."""
     # Imported here: nbformat brings jsonschema and traitlets, which only notebooks need to pay for.
@@ -83,6 +121,8 @@ def read_notebook(data: bytes, name: str) -> nbformat.NotebookNode:
     except UnicodeDecodeError as exc:
         raise NotANotebook(f"{name} is not a notebook: byte 0x{data[exc.start]:02x} at offset {exc.start} "
                            "is not UTF-8 text") from None
+    if nests_deeper_than(data, MAX_NOTEBOOK_DEPTH):
+        raise NotANotebook(f"{name} is not a notebook: its JSON nests more than {MAX_NOTEBOOK_DEPTH} levels deep")
     try:
         raw = nbformat.reader.parse_json(text)
     except nbformat.reader.NotJSONError as exc:

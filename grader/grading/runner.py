@@ -165,12 +165,20 @@ def _grade(ready: ReadyGrade, submission: Submission, seed: int | None, diagnosi
         source_dir = files.submission
         submission_error = None
         layout = None
-        try:
-            layout = prepare_submission(submission.path, exercise.module, source_dir, exercise.given_paths)
-            sha256 = hashlib.sha256((source_dir / exercise.module).read_bytes()).hexdigest()
-        except SubmissionProblem as exc:
-            submission_error = str(exc)
-            sha256 = unusable_submission_sha256(submission.path)
+        prepared = submission.prepared
+        if prepared is not None:  # laid out once by the caller (a batch), which fingerprinted it
+            layout, submission_error, sha256 = prepared.layout, prepared.problem, prepared.sha256
+            if layout is not None:
+                prepared.copy_to(source_dir, exercise.given_paths)
+            else:
+                source_dir.mkdir()
+        else:
+            try:
+                layout = prepare_submission(submission.path, exercise.module, source_dir, exercise.given_paths)
+                sha256 = hashlib.sha256((source_dir / exercise.module).read_bytes()).hexdigest()
+            except SubmissionProblem as exc:
+                submission_error = str(exc)
+                sha256 = unusable_submission_sha256(submission.path)
         if seed is None:
             seed = derive_seed(exercise.id, sha256)
         # A notebook's cells name the module's lines in what the report says.
