@@ -256,6 +256,9 @@ def entrants(kit: Kit, game: Game, students: list) -> Iterator[list[Player]]:
         players = []
         for index, student in enumerate(students):
             folder = Path(scratch) / f"student-{index}"
+            if student.problem is not None:  # known bad from the class folder alone (two entries for one name)
+                players.append(Player(student.name, PlayerKind.STUDENT, unusable=student.problem))
+                continue
             try:
                 prepare_submission(student.path, exercise.module, folder, exercise.given_paths)
                 players.append(Player(student.name, PlayerKind.STUDENT, rules.ARENA_SETTING, folder))

@@ -18,7 +18,7 @@ import io
 import json
 import math
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from itertools import combinations
@@ -201,9 +201,13 @@ def _spans(slices, length: int) -> tuple[tuple[int, int], ...]:
     return tuple(sorted(spans))
 
 
-def compare_exercise(exercise: Exercise, students: list[Student], threshold: float = DEFAULT_THRESHOLD
-                     ) -> ExerciseSimilarity:
-    """Compare every pair of students' modules for one exercise, the stub left out."""
+def compare_exercise(exercise: Exercise, students: list[Student], threshold: float = DEFAULT_THRESHOLD,
+                     known: Mapping[tuple[str, str], str | None] | None = None) -> ExerciseSimilarity:
+    """Compare every pair of students' modules for one exercise, the stub left out.
+
+    `known` holds modules already laid out (by the batch's grades), by (student, exercise id); any
+    other student's submission is laid out here.
+    """
     from copydetect import CodeFingerprint, compare_files
 
     threshold = check_threshold(threshold)
@@ -213,7 +217,12 @@ def compare_exercise(exercise: Exercise, students: list[Student], threshold: flo
     left_out: list[tuple[str, LeftOut]] = []
     texts, prints = {}, {}
     for student in students:
-        text = module_text(student.path, exercise.module)
+        if known is not None and (student.name, exercise.id) in known:
+            text = known[student.name, exercise.id]
+        elif student.problem is not None:
+            text = None
+        else:
+            text = module_text(student.path, exercise.module)
         if text is None:
             left_out.append((student.name, LeftOut.UNUSABLE))
         elif len(text) > MAX_MODULE_CHARS:
@@ -239,12 +248,13 @@ def compare_exercise(exercise: Exercise, students: list[Student], threshold: flo
 
 
 def compare_class(exercises: list[Exercise], students: list[Student], threshold: float = DEFAULT_THRESHOLD,
-                  advance: Callable[[], None] = lambda: None) -> list[ExerciseSimilarity]:
-    """Compare every exercise's submissions across the class, one exercise at a time."""
+                  advance: Callable[[], None] = lambda: None,
+                  known: Mapping[tuple[str, str], str | None] | None = None) -> list[ExerciseSimilarity]:
+    """Compare every exercise's submissions across the class, one exercise at a time (`known`: compare_exercise)."""
     check_threshold(threshold)
     results = []
     for exercise in exercises:
-        results.append(compare_exercise(exercise, students, threshold))
+        results.append(compare_exercise(exercise, students, threshold, known))
         advance()
     return results
 

@@ -136,11 +136,12 @@ def run_batch(args: argparse.Namespace, console: Console) -> int:
         lms = classroom.LMS_FORMATS[args.gradebook]
         matching = _matched_roster(classroom.read_roster(args.roster, lms), [student.name for student in students],
                                    args.folder, allow_missing=args.allow_missing)
+    modules: dict[tuple[str, str], str | None] = {}
     with display.batch_progress(console) as progress, grading_launcher() as launcher:
         task = progress.add_task("grading", total=len(students) * len(exercises))
         results, reasons = classroom.run_batch(kit, exercises, students, args.out, jobs=args.jobs, force=args.force,
                                                seed=args.seed, advance=lambda: progress.advance(task),
-                                               launcher=launcher)
+                                               launcher=launcher, modules=modules)
     out = classroom.ClassFolder(args.out)
     classroom.write_gradebook(results, [exercise.id for exercise in exercises], out.gradebook)
     display.print_batch_summary(console, classroom.distribution(results, exercises), len(exercises), reasons,
@@ -152,7 +153,7 @@ def run_batch(args: argparse.Namespace, console: Console) -> int:
                        args.seed)
         console.print(Text(f"Shard {args.shard} of the class: {len(students)} of its {len(roster)} students. "
                            "Put the shards together with grade batch merge OUT SHARD_DIRS..."))
-    _compare_submissions(args, exercises, roster, console)
+    _compare_submissions(args, exercises, roster, console, modules)
     if students:
         classroom.write_class_report(classroom.attempts_of(results), args.out)
         _said_class_report(console, args.out)
@@ -162,8 +163,10 @@ def run_batch(args: argparse.Namespace, console: Console) -> int:
     return EXIT_PASS
 
 
-def _compare_submissions(args: argparse.Namespace, exercises: list, roster: list, console: Console) -> None:
-    """Compare every pair of the class's submissions into OUT/similar.csv and similarity.json, unless told not to."""
+def _compare_submissions(args: argparse.Namespace, exercises: list, roster: list, console: Console,
+                         modules: dict[tuple[str, str], str | None]) -> None:
+    """Compare every pair of the class's submissions into OUT/similar.csv and similarity.json, unless told not to;
+    `modules` are those the grades already laid out."""
     from grader import classroom
     from grader.cli import instructor_view as display
 
@@ -175,7 +178,8 @@ def _compare_submissions(args: argparse.Namespace, exercises: list, roster: list
     # keeps the first shard's comparison, which is then the whole class's.
     with display.batch_progress(console) as progress:
         task = progress.add_task("comparing", total=len(exercises))
-        similar = classroom.compare_class(exercises, roster, threshold, advance=lambda: progress.advance(task))
+        similar = classroom.compare_class(exercises, roster, threshold, advance=lambda: progress.advance(task),
+                                          known=modules)
     classroom.write_similarity(similar, args.out)
     display.print_similarity(console, similar, classroom.ClassFolder(args.out).similar_table)
 

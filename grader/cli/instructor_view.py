@@ -105,8 +105,9 @@ def print_regrade(console: Console, regrade: Regrade, table_path: Path) -> None:
         return
     table = Table("student", "exercise", "old", "new", "change", "checks")
     for change in regrade.changes:
-        table.add_row(change.student, change.exercise, _score(change.old), _score(change.new), _signed(change.change),
-                      _what_changed(change))
+        # As Text: a str cell is read as rich markup, and a student may name a folder "[/]".
+        table.add_row(Text(change.student), change.exercise, _score(change.old), _score(change.new),
+                      _signed(change.change), Text(_what_changed(change)))
     console.print(table)
     console.print(Text(f"{len(regrade.changes)} mark(s) changed: {compared}. Changes: {table_path}"))
     for label, names in (("students only in OLD", regrade.students_only_old),

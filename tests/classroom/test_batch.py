@@ -6,6 +6,7 @@ import csv
 import json
 import shutil
 import zipfile
+from pathlib import Path
 
 import pytest
 
@@ -184,11 +185,17 @@ def test_batch_usage_errors(toy_kit, tmp_path):
     assert jobs.returncode == 2 and "expected a number >= 1" in jobs.stderr
 
 
-def test_two_submissions_for_one_student_are_refused(tmp_path):
-    (tmp_path / "erin").mkdir()
-    (tmp_path / "erin.py").write_text("")
-    with pytest.raises(KitError, match="more than one submission for erin"):
-        find_students(tmp_path)
+@pytest.mark.parametrize("entries", [("erin", "erin.py"), ("erin.ipynb", "erin.py")])
+def test_two_submissions_for_one_student_are_that_students_problem_alone(tmp_path, entries):
+    for entry in entries:
+        if "." in entry:
+            (tmp_path / entry).write_text("")
+        else:
+            (tmp_path / entry).mkdir()
+    (tmp_path / "frank.py").write_text("")
+    erin, frank = find_students(tmp_path)
+    assert erin.problem == f"more than one submission for erin: {', '.join(sorted(entries))}"
+    assert (frank.name, frank.problem) == ("frank", None)
 
 
 def test_a_class_of_notebooks_is_graded_and_an_unchanged_one_reused(toy_kit, tmp_path, validate_report):
@@ -230,13 +237,6 @@ def test_a_class_of_notebooks_is_graded_and_an_unchanged_one_reused(toy_kit, tmp
     assert "3 reused (nothing changed), 1 graded (1 submission changed)" in run_grade(*args, cwd=toy_kit.root).stdout
 
 
-def test_a_notebook_and_a_file_for_one_student_are_refused(tmp_path):
-    (tmp_path / "erin.ipynb").write_text("{}")
-    (tmp_path / "erin.py").write_text("")
-    with pytest.raises(KitError, match="more than one submission for erin"):
-        find_students(tmp_path)
-
-
 def test_a_report_graded_under_cpu_contention_is_graded_again_and_then_reused(toy_kit, classroom, tmp_path):
     out = tmp_path / "marks"
     args = ["batch", str(classroom), "--exercise", "ex01", "--out", str(out), "--jobs", "2", "--seed", "7"]
@@ -250,3 +250,26 @@ def test_a_report_graded_under_cpu_contention_is_graded_again_and_then_reused(to
         "3 reused (nothing changed), 1 graded (1 again alone after CPU contention)")
     assert json.loads(stored.read_text())["environment"]["sandbox"]["cpu"]["contended"] is False
     assert _reasons(run_grade(*args, cwd=toy_kit.root)) == "4 reused (nothing changed), 0 graded"
+
+
+def test_each_submission_is_laid_out_once_for_its_fingerprint_grade_and_comparison(toy_kit, classroom, tmp_path,
+                                                                                   monkeypatch):
+    """A zip of 100,000 files once cost three unpackings: for the fingerprint, the grade and the comparison."""
+    from grader import submission
+    from grader.classroom import batch, similarity
+
+    laid_out = []
+    real = submission.prepare_submission
+
+    def counted(path, *args, **kwargs):
+        laid_out.append(Path(path).name)
+        return real(path, *args, **kwargs)
+
+    monkeypatch.setattr(submission, "prepare_submission", counted)
+    monkeypatch.setattr(similarity, "prepare_submission", counted)
+    students = find_students(classroom)
+    modules: dict = {}
+    batch.run_batch(toy_kit, [toy_kit.resolve("ex01")], students, tmp_path / "marks", jobs=1, force=False, seed=1,
+                    advance=lambda: None, modules=modules)
+    similarity.compare_class([toy_kit.resolve("ex01")], students, known=modules)
+    assert sorted(laid_out) == sorted(student.path.name for student in students)

@@ -165,3 +165,12 @@ def test_arena_csv_guards_a_player_named_like_a_formula(tmp_path):
     header, row = _read(table)
     assert header == TABLE_COLUMNS
     assert row[:3] == ["'" + EVIL, "-1.500", "1"]
+
+
+def test_grades_csv_guards_a_student_named_like_a_formula(tmp_path):
+    from grader.classroom.batch import write_gradebook
+
+    write_gradebook({EVIL: {"ex01": {"score": 8.0}}, "alice": {"ex01": {"score": 2.5}}}, ["ex01"],
+                    tmp_path / "grades.csv")
+    assert _read(tmp_path / "grades.csv") == [["student", "ex01", "total"], ["'" + EVIL, "8", "8"],
+                                              ["alice", "2.5", "2.5"]]
