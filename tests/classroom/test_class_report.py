@@ -350,3 +350,51 @@ def test_the_page_in_a_real_browser(graded, tmp_path, monkeypatch):
         assert driver.save_screenshot(str(tmp_path / "report.png"))
         assert (tmp_path / "report.png").stat().st_size > 10_000
         assert [entry for entry in driver.get_log("browser") if entry["level"] == "SEVERE"] == []
+
+
+CLASS_OF = 2000
+
+
+@pytest.fixture(scope="module")
+def large_class(graded, tmp_path_factory):
+    """OUT of a class of 2,000: the six graded students' reports, each standing for a third of a thousand."""
+    _, _, out = graded
+    large = tmp_path_factory.mktemp("class-of-2000") / "marks"
+    graded_students = sorted(path for path in (out / "students").iterdir())
+    for number in range(CLASS_OF):
+        shutil.copytree(graded_students[number % len(graded_students)], large / "students" / f"s{number:04d}")
+    shutil.copyfile(out / "similarity.json", large / "similarity.json")
+    return large
+
+
+def test_a_class_of_2000_gets_its_page_files_and_gradebook(large_class, tmp_path):
+    done = run_grade("batch", "report", str(large_class), cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert f"Read the reports of {CLASS_OF} students on 2 exercise(s)." in " ".join(done.stdout.split())
+    with open(large_class / "checks.csv", newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    assert rows and all(int(row["students"]) == CLASS_OF for row in rows)
+    roster = tmp_path / "roster.csv"
+    roster.write_text("folder,id\n" + "".join(f"s{number:04d},{100000 + number}\n" for number in range(CLASS_OF)))
+    done = run_grade("batch", "gradebook", str(large_class), "--lms", "canvas", "--roster", str(roster), cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    with open(large_class / "gradebook-canvas.csv", newline="") as handle:
+        assert len([row for row in csv.reader(handle) if row and row[1].isdigit()]) == CLASS_OF
+
+
+def test_the_page_of_a_class_of_2000_opens_and_sorts_in_a_real_browser(large_class, tmp_path, monkeypatch):
+    from selenium.webdriver.common.by import By
+
+    page = large_class / "report.html"
+    if not page.is_file():
+        assert run_grade("batch", "report", str(large_class), cwd=tmp_path).returncode == 0
+    with headless_chromium(monkeypatch) as driver:
+        driver.get(page.as_uri())
+        assert severe_console_errors(driver) == []
+        rows = driver.find_elements(By.CSS_SELECTOR, "table.students tbody tr")
+        assert len(rows) == CLASS_OF
+        driver.find_element(By.XPATH, '//table[contains(@class, "students")]//button[text()="total"]').click()
+        totals = driver.execute_script(
+            "return [...document.querySelectorAll('table.students tbody tr td:last-child')].map(c => c.textContent)")
+        assert [float(total) for total in totals] == sorted(float(total) for total in totals)
+        assert severe_console_errors(driver) == []
