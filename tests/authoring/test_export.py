@@ -17,6 +17,7 @@ from grader.notebook import handout_notebook, module_cells, notebook_name
 from grader.grading.runner import grade
 from grader.submission import Submission
 from tests.conftest import REPO, mutant_file, run_grade
+from tests.workflows import assert_valid_workflow
 
 
 def _distinctive_lines(path: Path) -> set[str]:
@@ -110,6 +111,7 @@ def test_the_handout_has_no_hidden_checks_and_no_solutions(repo_kit, handout):
         texts = [*data["mistakes"], *data["calls"], *(entry for entries in data["calls"].values() for entry in entries)]
         assert all(set(text) <= set("0123456789abcdef") for text in texts), table
     workflow = (handout / ".github" / "workflows" / "grade.yml").read_text()
+    assert_valid_workflow(workflow, "the handout's .github/workflows/grade.yml")
     # Every exercise is graded and handed to GitHub Classroom's reporter (run in tests/report/test_classroom_format.py).
     ids = " ".join(exercise.id for exercise in repo_kit.exercises())
     assert f"for exercise in {ids}; do" in workflow
