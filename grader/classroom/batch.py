@@ -193,13 +193,15 @@ def run_batch(kit: Kit, exercises: list[Exercise], students: list[Student], out:
         return student.name, exercise.id, report, reason
 
     pairs = [(student, exercise) for student in students for exercise in exercises]
-    reasons: Counter = Counter()
+    # Why each report was (re)graded or reused, the last reason standing: a report graded again
+    # after contention is one report, counted once.
+    reasons: dict[tuple[str, str], Regraded] = {}
     # The exercises whose last grade took longest start first, so that none of them ends the batch alone.
     seconds = {exercise.id: expected_grade_seconds(exercise) for exercise in exercises}
     for name, exercise_id, report, reason in in_parallel(lambda pair: job(*pair), pairs, jobs, done=advance,
                                                          cost=lambda pair: seconds[pair[1].id]):
         results[name][exercise_id] = report
-        reasons[reason] += 1
+        reasons[name, exercise_id] = reason
     # A grade that waited for a CPU much of the time (a neighbour spinning on every CPU, or a busy
     # machine) may have timed out for that alone: it is graded once more, alone. A second report
     # that still says so is kept, and says so.
@@ -207,8 +209,8 @@ def run_batch(kit: Kit, exercises: list[Exercise], students: list[Student], out:
                  if ran_under_contention(results[student.name][exercise.id])]
     for student, exercise in contended:
         _, _, results[student.name][exercise.id], _ = job(student, exercise, again=True)
-        reasons[Regraded.CONTENTION] += 1
-    return results, reasons
+        reasons[student.name, exercise.id] = Regraded.CONTENTION
+    return results, Counter(reasons.values())
 
 
 def write_gradebook(results: dict, exercise_ids: list[str], path: Path) -> None:

@@ -273,3 +273,16 @@ def test_each_submission_is_laid_out_once_for_its_fingerprint_grade_and_comparis
                     advance=lambda: None, modules=modules)
     similarity.compare_class([toy_kit.resolve("ex01")], students, known=modules)
     assert sorted(laid_out) == sorted(student.path.name for student in students)
+
+
+def test_a_report_graded_again_after_contention_is_counted_once(toy_kit, classroom, tmp_path, monkeypatch):
+    """On a busy night every grade waits for a CPU: each is graded again alone, and is still one report."""
+    from collections import Counter
+
+    from grader.classroom import batch
+
+    monkeypatch.setattr(batch, "ran_under_contention", lambda report: True)
+    students = find_students(classroom)
+    _, reasons = batch.run_batch(toy_kit, [toy_kit.resolve("ex01")], students, tmp_path / "marks", jobs=2,
+                                 force=False, seed=1, advance=lambda: None)
+    assert reasons == Counter({Regraded.CONTENTION: len(students)})
