@@ -26,6 +26,7 @@ EXPORTS = {
     "compare_class": "similarity",
     "write_similarity": "similarity",
     "forget_similarity": "similarity",
+    "modules_keeper": "similarity",
     "read_similarity": "similarity",
     "run_arena": "arena",
     "write_arena": "arena_report",

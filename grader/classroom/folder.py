@@ -107,6 +107,10 @@ class ClassFolder:
         """similarity.json: the flagged pairs and their code, which the class page shows."""
         return self.root / "similarity.json"
 
+    def compared_modules(self, exercise_id: str) -> Path:
+        """compared-modules/exNN.json.gz: a shard's students' modules as the comparison read them, for the merge."""
+        return self.root / "compared-modules" / f"{exercise_id}.json.gz"
+
     @property
     def changes_table(self) -> Path:
         """changes.csv: what `grade batch diff OLD NEW` found changed, written into NEW."""

@@ -18,6 +18,7 @@ from pathlib import Path
 from grader import __version__
 from grader.catalog import Exercise, KitError
 from grader.classroom.folder import ClassFolder, inputs_path
+from grader.classroom.similarity import merge_comparisons, write_similarity
 from grader.report import ReportError, read_report
 
 MANIFEST = "shard.json"
@@ -161,13 +162,18 @@ def merge_shards(folders: list[Path], out: Path) -> tuple[dict[str, dict[str, di
                 record = inputs_path(source)  # so a batch run later into the merged folder can reuse the report
                 if record.is_file():
                     copies.append((record, inputs_path(target)))
-    # Every shard compared the whole class folder's submissions, so the first shard's comparison
-    # (similar.csv, and similarity.json for the page) is the class's.
+    # Each shard compared its own students and kept their tokenised modules: the whole class is
+    # compared from those, as one batch compares it. Shards an earlier kit wrote each compared the
+    # whole class folder, so the first one's comparison is the class's.
+    similar = merge_comparisons(shards, exercise_ids)
     first, merged = ClassFolder(shards[0][0]), ClassFolder(out)
-    copies += [(source, target) for source, target in ((first.similar_table, merged.similar_table),
-                                                       (first.similarity_record, merged.similarity_record))
-               if source.is_file()]
+    if similar is None:
+        copies += [(source, target) for source, target in ((first.similar_table, merged.similar_table),
+                                                           (first.similarity_record, merged.similarity_record))
+                   if source.is_file()]
     for source, target in copies:  # only once every shard was read: a refused merge writes nothing
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(source, target)
+    if similar is not None:
+        write_similarity(similar, out)
     return results, exercise_ids

@@ -153,7 +153,7 @@ def run_batch(args: argparse.Namespace, console: Console) -> int:
                        args.seed)
         console.print(Text(f"Shard {args.shard} of the class: {len(students)} of its {len(roster)} students. "
                            "Put the shards together with grade batch merge OUT SHARD_DIRS..."))
-    _compare_submissions(args, exercises, roster, console, modules)
+    _compare_submissions(args, exercises, students, roster, console, modules)
     if students:
         classroom.write_class_report(classroom.attempts_of(results), args.out)
         _said_class_report(console, args.out)
@@ -163,10 +163,10 @@ def run_batch(args: argparse.Namespace, console: Console) -> int:
     return EXIT_PASS
 
 
-def _compare_submissions(args: argparse.Namespace, exercises: list, roster: list, console: Console,
+def _compare_submissions(args: argparse.Namespace, exercises: list, students: list, roster: list, console: Console,
                          modules: dict[tuple[str, str], str | None]) -> None:
-    """Compare every pair of the class's submissions into OUT/similar.csv and similarity.json, unless told not to;
-    `modules` are those the grades already laid out."""
+    """Compare the students' submissions into OUT/similar.csv and similarity.json, unless told not to, on --jobs
+    processes; `modules` are those the grades already laid out."""
     from grader import classroom
     from grader.cli import instructor_view as display
 
@@ -174,12 +174,13 @@ def _compare_submissions(args: argparse.Namespace, exercises: list, roster: list
         classroom.forget_similarity(args.out)
         return
     threshold = classroom.DEFAULT_THRESHOLD if args.similarity_threshold is None else args.similarity_threshold
-    # The whole class folder, even for one shard: a copy can cross shards, and `grade batch merge`
-    # keeps the first shard's comparison, which is then the whole class's.
+    # A shard compares its own students, and keeps their tokenised modules: `grade batch merge`
+    # compares the whole class from every shard's, so no module is tokenised twice.
+    keep = None if args.shard is None else classroom.modules_keeper(args.out, [s.name for s in roster], threshold)
     with display.batch_progress(console) as progress:
         task = progress.add_task("comparing", total=len(exercises))
-        similar = classroom.compare_class(exercises, roster, threshold, advance=lambda: progress.advance(task),
-                                          known=modules)
+        similar = classroom.compare_class(exercises, students, threshold, advance=lambda: progress.advance(task),
+                                          known=modules, jobs=args.jobs, keep=keep)
     classroom.write_similarity(similar, args.out)
     display.print_similarity(console, similar, classroom.ClassFolder(args.out).similar_table)
 

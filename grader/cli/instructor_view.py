@@ -65,7 +65,7 @@ def print_batch_summary(console: Console, stats: dict, exercise_count: int, reas
 
 def print_similarity(console: Console, results: list[ExerciseSimilarity], table: Path) -> None:
     """One line: how many pairs of submissions are similar enough to list, on which exercises, and where all are."""
-    pairs = sum(len(result.pairs) for result in results)
+    pairs = sum(result.pairs_compared for result in results)
     flagged = [(result.exercise, len(result.flagged)) for result in results if result.flagged]
     threshold = f" at or above {results[0].threshold:g}" if results else ""
     where = f" ({', '.join(f'{exercise}: {count}' for exercise, count in flagged)})" if flagged else ""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import gzip
 import json
 import shutil
 
@@ -113,11 +114,114 @@ def test_three_shards_merged_equal_the_class_graded_at_once(toy_kit_module, grad
         shard = next(graded / f"shard{k}" / path for k in (1, 2, 3) if (graded / f"shard{k}" / path).exists())
         assert (merged / path).read_bytes() == shard.read_bytes()
     assert (merged / "report.html").is_file()
-    # Every shard compared the whole class folder; the merge keeps that comparison, the same as the whole run's.
-    for name in ("similar.csv", "similarity.json"):
-        assert (merged / name).read_bytes() == (whole / name).read_bytes() == (graded / "shard2" / name).read_bytes()
     sizes = [len(json.loads((graded / f"shard{k}" / "shard.json").read_text())["students"]) for k in (1, 2, 3)]
     assert sum(sizes) == 9
+
+
+def _similar(folder) -> list[list[str]]:
+    with open(folder / "similar.csv", newline="") as handle:
+        return list(csv.reader(handle))[1:]
+
+
+def test_the_merge_compares_the_whole_class_from_the_shards_modules(toy_kit_module, graded, tmp_path):
+    """Each shard compares its own students and keeps their tokenised modules; the merge compares the whole
+    class from those, and its similar.csv and similarity.json are the whole run's, byte for byte."""
+    merged = tmp_path / "merged"
+    result = run_grade("batch", "merge", str(merged), *(str(graded / f"shard{k}") for k in (1, 2, 3)),
+                       cwd=toy_kit_module.root)
+    assert result.returncode == 0, result.stderr
+    whole = graded / "whole"
+    for name in ("similar.csv", "similarity.json"):
+        assert (merged / name).read_bytes() == (whole / name).read_bytes(), name
+    assert (merged / "report.html").read_text().count('class="similar-pair"') == \
+        (whole / "report.html").read_text().count('class="similar-pair"') > 0
+    owner = {name: k for k in (1, 2, 3)
+             for name in json.loads((graded / f"shard{k}" / "shard.json").read_text())["students"]}
+    pairs = _similar(whole)
+    # The copies in this class fall in different shards: pairs only the merge can compare.
+    assert any(owner[row[0]] != owner[row[1]] and row[-1] == "yes" for row in pairs)
+    for k in (1, 2, 3):
+        shard = graded / f"shard{k}"
+        assert (shard / "compared-modules" / "ex01.json.gz").is_file()
+        assert _similar(shard) == [row for row in pairs if owner[row[0]] == owner[row[1]] == k]
+    assert not (merged / "compared-modules").exists() and not (whole / "compared-modules").exists()
+
+
+def test_the_merge_keeps_the_class_order_which_is_the_folders_not_the_names(tmp_path):
+    """`ann-2/` lists before `ann.py` in the class folder, but `ann` sorts before `ann-2`: which of a pair comes
+    first (whose share is a_in_b) follows the folder, in the merge as in one batch."""
+    from grader.classroom import find_students
+    from grader.classroom.similarity import compare_class, merge_comparisons, modules_keeper, write_similarity
+    from tests.classroom.test_similarity import EX04, REFERENCE, SOLUTIONS, disguised
+
+    folder = tmp_path / "class"
+    folder.mkdir()
+    naive = (SOLUTIONS / "alt" / "naive.py").read_text()
+    extra = "\n\ndef _extra(q):\n    w = {1: 'a'}\n    while q > 9:\n        q //= 3\n        w[q] = [q, ~q]\n    return w\n"
+    for name, text in (("ann.py", REFERENCE), ("ann-2", disguised(REFERENCE) + extra),
+                       ("bob.py", naive), ("bob-2", disguised(naive)), ("cy.py", REFERENCE + naive)):
+        target = folder / name / EX04.module if not name.endswith(".py") else folder / name
+        target.parent.mkdir(exist_ok=True)
+        target.write_text(text)
+    students = find_students(folder)
+    assert [student.name for student in students] == ["ann-2", "ann", "bob-2", "bob", "cy"]
+    write_similarity(compare_class([EX04], students, jobs=1), tmp_path / "whole")
+    shards = []
+    for k in (1, 2, 3):
+        mine = [student for student in students if shard_of(student.name, 3) == k]
+        out = tmp_path / f"shard{k}"
+        compare_class([EX04], mine, jobs=1, keep=modules_keeper(out, [student.name for student in students], 0.7))
+        shards.append((out, {"students": [student.name for student in mine]}))
+    assert sum(bool(manifest["students"]) for _, manifest in shards) >= 2
+    write_similarity(merge_comparisons(shards, ["ex04"]), tmp_path / "merged")
+    for name in ("similar.csv", "similarity.json"):
+        assert (tmp_path / "merged" / name).read_bytes() == (tmp_path / "whole" / name).read_bytes(), name
+    [row] = [row for row in _similar(tmp_path / "whole") if {"ann", "ann-2"} == set(row[:2])]
+    assert row[:2] == ["ann-2", "ann"] and float(row[3]) < float(row[4]) == 1.0
+
+
+def _shards_copied(graded, tmp_path) -> list:
+    for k in (1, 2, 3):
+        shutil.copytree(graded / f"shard{k}", tmp_path / f"shard{k}")
+    return [str(tmp_path / f"shard{k}") for k in (1, 2, 3)]
+
+
+def _kept(shard) -> tuple:
+    path = shard / "compared-modules" / "ex01.json.gz"
+    return path, json.loads(gzip.decompress(path.read_bytes()))
+
+
+@pytest.mark.parametrize("change, words", [
+    (lambda shard: shutil.rmtree(shard / "compared-modules"), "{shard3} did not (grade it again without"),
+    (lambda shard: _kept(shard)[0].write_bytes(gzip.compress(json.dumps(
+        {**_kept(shard)[1], "threshold": 0.5}).encode())), "differ in similarity threshold (0.5 against 0.7)"),
+    (lambda shard: _kept(shard)[0].write_bytes(b"not gzip"), "{kept}: unreadable: "),
+    (lambda shard: _kept(shard)[0].write_bytes(gzip.compress(json.dumps(
+        {**_kept(shard)[1], "students": [{"student": 3}]}).encode())),
+     "{kept}: not the compared modules of a grade batch shard: field 'student' must be str, got 3"),
+    (lambda shard: _kept(shard)[0].write_bytes(gzip.compress(json.dumps(
+        {**_kept(shard)[1], "students": _kept(shard)[1]["students"][1:]}).encode())),
+     "{kept}: not the compared modules of ex01 for the shard's students"),
+])
+def test_shards_whose_comparisons_do_not_fit_are_refused_in_one_line(toy_kit_module, graded, tmp_path, change, words):
+    shards = _shards_copied(graded, tmp_path)
+    change(tmp_path / "shard3")
+    result = run_grade("batch", "merge", str(tmp_path / "out"), *shards, cwd=toy_kit_module.root)
+    assert result.returncode == 2 and len(result.stderr.strip().splitlines()) == 1, result.stderr
+    kept = tmp_path / "shard3" / "compared-modules" / "ex01.json.gz"
+    assert words.format(shard3=tmp_path / "shard3", kept=kept) in result.stderr, result.stderr
+    assert not (tmp_path / "out").exists()
+
+
+def test_shards_that_all_skipped_the_comparison_merge_without_one(toy_kit_module, graded, tmp_path):
+    shards = _shards_copied(graded, tmp_path)
+    for k in (1, 2, 3):
+        for name in ("compared-modules", "similar.csv", "similarity.json"):
+            target = tmp_path / f"shard{k}" / name
+            shutil.rmtree(target) if target.is_dir() else target.unlink()
+    result = run_grade("batch", "merge", str(tmp_path / "out"), *shards, cwd=toy_kit_module.root)
+    assert result.returncode == 0, result.stderr
+    assert not (tmp_path / "out" / "similar.csv").exists() and (tmp_path / "out" / "grades.csv").is_file()
 
 
 @pytest.mark.parametrize("shards, words", [

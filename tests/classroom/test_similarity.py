@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import contextlib
 import csv
 import html
 import io
@@ -167,7 +168,7 @@ def _rows(path: Path) -> list[list[str]]:
         return list(csv.reader(handle))
 
 
-def test_similar_csv_has_every_pair_most_similar_first_and_reads_back(tmp_path):
+def test_similar_csv_has_every_pair_that_shares_code_most_similar_first_and_reads_back(tmp_path):
     folder = _class(tmp_path / "class", {"alice": REFERENCE, "bob": disguised(REFERENCE),
                                          "carol": SOLUTIONS / "alt" / "naive.py", "dave": EX04.stub_path})
     (folder / "erin.zip").write_bytes(b"PK\x03\x04 broken")
@@ -176,16 +177,14 @@ def test_similar_csv_has_every_pair_most_similar_first_and_reads_back(tmp_path):
     write_similarity([result], out)
     header, *rows = _rows(out / "similar.csv")
     assert header == SIMILAR_COLUMNS
-    names = ["alice", "bob", "carol", "dave", "erin"]
-    assert sorted((row[0], row[1]) for row in rows) == list(combinations(names, 2))
+    # alice, bob and carol; dave handed in the stub and erin a broken zip, so they share nothing beyond the stub.
+    assert sorted((row[0], row[1]) for row in rows) == list(combinations(["alice", "bob", "carol"], 2))
     assert all(row[2] == "ex04" for row in rows)
     assert rows[0][:2] == ["alice", "bob"] and rows[0][-1] == "yes"
-    assert [row[-1] for row in rows[1:]] == ["no"] * 9
-    compared = [row for row in rows if row[3]]
-    assert len(compared) == 3  # alice, bob and carol; dave handed in the stub and erin a broken zip
-    similarities = [max(float(row[3]), float(row[4])) for row in compared]
-    assert similarities == sorted(similarities, reverse=True)
-    assert all(row[3:6] == ["", "", ""] for row in rows if {"dave", "erin"} & {row[0], row[1]})
+    assert [row[-1] for row in rows[1:]] == ["no"] * 2
+    similarities = [max(float(row[3]), float(row[4])) for row in rows]
+    assert similarities == sorted(similarities, reverse=True) and all(int(row[5]) > 0 for row in rows)
+    assert result.left_out == (("dave", LeftOut.STUB), ("erin", LeftOut.UNUSABLE)) and result.pairs_compared == 3
     # similarity.json holds what the page shows: the flagged pairs and their code, read back the same.
     assert read_similarity(out) == {"ex04": result.section()}
     assert dict(result.section().code) == {"alice": REFERENCE, "bob": disguised(REFERENCE)}
@@ -217,6 +216,107 @@ def test_the_token_floor_is_applied(tmp_path):
         module = stub + start + f"    return node{tail}\n"
         [pair] = _compare(_class(tmp_path / f"tail{len(tail)}", {"amy": module, "bo": module})).pairs
         assert (pair.similarity, pair.shared_tokens, pair.flagged) == (1.0, shared, flagged)
+
+
+def _mixed_class(folder: Path) -> Path:
+    """A class of 15 on ex04 with every kind of pair: copies whole and in part, known mistakes (the reference
+    changed in one place), independent solutions, the same small start on the stub, a module that shares
+    nothing with anyone, one that repeats its own code, and students left out for every reason."""
+    folder.mkdir()
+    stub = EX04.stub_path.read_text()
+    start = stub.replace('    raise NotImplementedError("minimax_with_pruning is not written yet")',
+                         "    if not isinstance(node, list):\n        return node\n"
+                         '    raise NotImplementedError("minimax_with_pruning is not written yet")')
+    helper = _function(REFERENCE, "_leaf_count")
+    for name in ("no_cutoff", "strict_greater", "root_minimises"):
+        mutant_file(KIT, "ex04", name, folder)
+    _class(folder, {
+        "ann": REFERENCE, "bob": disguised(REFERENCE), "cat": SOLUTIONS / "alt" / "naive.py",
+        "dan": SOLUTIONS / "alt" / "explicit_stack.py", "eve": (SOLUTIONS / "alt" / "naive.py").read_text()
+        + "\n\n" + helper + "\n", "fay": REFERENCE + "\n\n" + helper.replace("_leaf_count", "_again") + "\n",
+        "gus": start, "hal": start, "ivy": stub + "\n\ndef _mine(q):\n    w = {1: 'a'}\n    while q > 9:\n"
+        "        q //= 3\n        w[q] = [q, q * q, ~q]\n    return sorted(w.items(), reverse=True)\n",
+        "jo": stub, "kim": REFERENCE + "#" * similarity.MAX_MODULE_CHARS})
+    (folder / "lee.zip").write_bytes(b"PK\x03\x04 broken")
+    return folder
+
+
+def _section_of_every_pair(folder: Path, every: list, threshold: float) -> similarity.SimilaritySection:
+    """The page's section as the plain all-pairs comparison has it (compare_every_pair's pairs)."""
+    from grader.classroom.similarity import SIDE_BY_SIDE_PAIRS, SimilaritySection, _order, module_text
+
+    students = find_students(folder)
+    compared = {name for pair in every for name in (pair.first, pair.second)}
+    flagged = tuple(sorted((pair for pair in every if pair.flagged), key=_order))
+    shown = {name for pair in flagged[:SIDE_BY_SIDE_PAIRS] for name in (pair.first, pair.second)}
+    left_out = tuple((student.name, why) for student in students if student.name not in compared for why in (
+        LeftOut.UNUSABLE if module_text(student.path, EX04.module) is None else LeftOut.TOO_LARGE
+        if len(module_text(student.path, EX04.module)) > similarity.MAX_MODULE_CHARS else LeftOut.STUB,))
+    return SimilaritySection(exercise="ex04", threshold=threshold, min_shared_tokens=MIN_SHARED_TOKENS,
+                             compared=len(compared), pairs_compared=len(every), left_out=left_out, flagged=flagged,
+                             code=tuple((s.name, module_text(s.path, EX04.module)) for s in students if s.name in shown))
+
+
+@pytest.mark.parametrize("threshold", [DEFAULT_THRESHOLD, 0.3])
+def test_the_index_gives_every_pair_that_shares_code_copydetects_figures_and_flags_the_same(tmp_path, threshold):
+    """The index against the plain comparison (compare_files on every pair): the same pairs flagged, the same
+    figures and shared code for every pair that shares any, all-zero figures for every other, the same page."""
+    from grader.classroom.similarity import _order, compare_every_pair
+
+    folder = _mixed_class(tmp_path / "class")
+    students = find_students(folder)
+    result = compare_exercise(EX04, students, threshold)
+    every = compare_every_pair(EX04, students, threshold)
+    sharing = sorted((pair for pair in every if pair.shared_tokens), key=_order)
+    others = [pair for pair in every if not pair.shared_tokens]
+    assert others and all((pair.first_in_second, pair.second_in_first, pair.first_spans, pair.second_spans,
+                           pair.flagged) == (0, 0, (), (), False) for pair in others)
+    assert {"ivy"} <= {name for pair in others for name in (pair.first, pair.second)}
+    assert result.pairs == tuple(pair if pair.flagged else replace(pair, first_spans=(), second_spans=())
+                                 for pair in sharing)
+    assert result.flagged == tuple(pair for pair in sharing if pair.flagged)
+    assert len(result.flagged) >= 10 and len(result.pairs) > len(result.flagged)
+    assert result.pairs_compared == len(every) == 66  # 12 compared, of 15
+    assert result.left_out == (("jo", LeftOut.STUB), ("kim", LeftOut.TOO_LARGE), ("lee", LeftOut.UNUSABLE))
+    assert result.section() == _section_of_every_pair(folder, every, threshold)
+
+
+def test_fingerprints_are_grouped_by_their_holders_exactly_even_when_the_sums_collide(tmp_path, monkeypatch):
+    """The index gives fingerprints with the same holders one entry, found by a sum of a random number per holder;
+    with every number 1 the sums tell only how many hold each, and the check holder by holder must split them."""
+    import numpy as np
+
+    students = find_students(_mixed_class(tmp_path / "class"))
+    honest = compare_exercise(EX04, students)
+    monkeypatch.setattr(similarity, "_holder_weights", lambda count: np.ones(count, dtype=np.uint64))
+    colliding = compare_exercise(EX04, students)
+    assert colliding == honest and colliding.pairs == honest.pairs and len(honest.pairs) == 51
+
+
+def test_processes_tokenise_a_large_class_as_one_process_does(tmp_path, monkeypatch):
+    folder = _mixed_class(tmp_path / "class")
+    students = find_students(folder)
+    alone = similarity.compare_class([EX04, KIT.resolve("ex01")], students, jobs=1)
+    pools = []
+    real = similarity._processes
+
+    @contextlib.contextmanager
+    def watched(jobs, modules):
+        with real(jobs, modules) as pool:
+            pools.append(pool)
+            yield pool
+
+    monkeypatch.setattr(similarity, "PROCESSES_FROM", 4)
+    monkeypatch.setattr(similarity, "CHUNK_MODULES", 3)
+    monkeypatch.setattr(similarity, "_processes", watched)
+    shared = similarity.compare_class([EX04, KIT.resolve("ex01")], students, jobs=2)
+    assert len(pools) == 1 and pools[0] is not None  # one pool of processes for both exercises
+    assert shared == alone and [result.pairs for result in shared] == [result.pairs for result in alone]
+    out_alone, out_shared = tmp_path / "alone", tmp_path / "shared"
+    write_similarity(alone, out_alone)
+    write_similarity(shared, out_shared)
+    for name in ("similar.csv", "similarity.json"):
+        assert (out_alone / name).read_bytes() == (out_shared / name).read_bytes()
 
 
 @pytest.fixture(scope="module")
@@ -300,9 +400,7 @@ def test_a_class_with_no_flagged_pair_says_so(batch, tmp_path):
     page = (copy / "report.html").read_text()
     assert _shown_pairs(page) == [] and 'data-similarity="none-flagged"' in page
     assert "No pair of submissions is similar enough to list." in page and "at least\n    50% of one" in page
-    assert [row[:2] + row[-1:] for row in _rows(copy / "similar.csv")[1:]] == [
-        ["alice", "carol", "no"], ["alice", "dave", "no"], ["alice", "frank", "no"], ["carol", "dave", "no"],
-        ["carol", "frank", "no"], ["dave", "frank", "no"]]
+    assert [row[:2] + row[-1:] for row in _rows(copy / "similar.csv")[1:]] == [["alice", "carol", "no"]]
 
 
 def test_no_similarity_compares_nothing_and_leaves_no_stale_comparison(batch, tmp_path):
