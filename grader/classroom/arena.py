@@ -1,17 +1,26 @@
-"""`grade arena EXERCISE CLASS --out OUT`: every student's game-playing function against every other, rated.
+"""`grade arena EXERCISE CLASS --out OUT`: a class's game-playing functions against each other and the kit's players, rated.
 
 Each game is two players on the exercise's arena game (`grader.grading.games`): students and the
 reference run in the sandbox, a worker each per game, and are only ever asked for a move there; the
 game file's baselines (kit code) move in this process. The game file judges every move. An
-illegal move, an exception, a crash or a timeout loses that game by forfeit. Every ordered pair
-plays once, so each pair meets twice with the first move swapped. The games' order is shuffled by
-the seed and the ratings (openskill's Plackett-Luce model) are updated in that order, so the same
-class and seed give the same table.
+illegal move, an exception, a crash or a timeout loses that game by forfeit. The ratings are
+openskill's (Plackett-Luce), updated game by game.
+
+Two schedules. The round robin plays every ordered pair once, so each pair meets twice with the
+first move swapped, in an order the seed shuffles: N (N - 1) games. The Swiss schedule plays
+rounds, ceil(log2 N) + SWISS_EXTRA_ROUNDS of them: each round pairs players of close ratings who
+have not met (one sits out when N is odd), each pair plays twice with the first move swapped, and
+the ratings are updated, game by game in the round's order, before the next round is paired; the
+table rates the games once more (SWISS_PASSES). That is at most N (ceil(log2 N) + SWISS_EXTRA_ROUNDS) games, and ranks the players as the round robin
+does (bench/arena_schedule.py). Either way a game's result depends only on the players, who moves first,
+the seed and the game's number, so the same class and seed give the same table.
 """
 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
+import math
 import random
 import tempfile
 from collections import Counter
@@ -26,6 +35,32 @@ from grader.grading import Game, arena_game, game_sandbox, in_parallel
 from grader.submission import SubmissionProblem, prepare_submission
 
 DEFAULT_SEED = 1
+
+
+class Schedule(StrEnum):
+    """Who plays whom: --schedule's choices."""
+
+    AUTO = "auto"  # the round robin up to ROUND_ROBIN_MAX_PLAYERS players, Swiss above
+    ROUND_ROBIN = "round-robin"
+    SWISS = "swiss"
+
+
+# The round robin's N (N - 1) games are affordable up to here (1,560 games for 40 players, a class of
+# 36 and the kit's 4), and a class of 30 plays it as it always did. grader/cli/arguments.py's help
+# spells the number out (building a parser imports nothing); tests/classroom/test_arena.py holds them equal.
+ROUND_ROBIN_MAX_PLAYERS = 40
+# Rounds beyond ceil(log2 N), so each player plays 2 (ceil(log2 N) + 2) games. bench/arena_schedule.py
+# measures how closely the Swiss table follows the round robin's with this many (bench/RESULTS.md).
+SWISS_EXTRA_ROUNDS = 2
+# Search steps the Swiss pairing may take to avoid every rematch before it settles for the nearest
+# opponent, met or not (only ever reached when few unmet opponents remain).
+PAIRING_BUDGET = 20_000
+# The Swiss table rates its games this many times over, in the order played. Rated once, the early
+# rounds' games count at what each opponent's rating was then, before anything was known of it;
+# the second pass counts them at what the opponent turned out to be. On bench/arena_schedule.py's
+# field, 40 replayed seeds ranked with Spearman's rho of at least 0.90 against the round robin
+# rated twice, and below 0.90 on 6 of them rated once (bench/RESULTS.md).
+SWISS_PASSES = 2
 
 
 class PlayerKind(StrEnum):
@@ -82,6 +117,8 @@ class GameRecord:
     forfeit: Forfeit | None = None
     detail: str | None = None
     """For a forfeit: what the loser's code did, in the sandbox's or the game file's words."""
+    round: int | None = None
+    """The Swiss round the game was played in; None in a round robin."""
 
     def result_for(self, player: str) -> str:
         """"win", "draw", "loss" or "forfeit" for one of the two players."""
@@ -123,6 +160,10 @@ class ArenaResult:
     setting: object
     standings: tuple[Standing, ...]
     games: tuple[GameRecord, ...]
+    schedule: Schedule = Schedule.ROUND_ROBIN
+    """The schedule played: ROUND_ROBIN or SWISS, never AUTO."""
+    rounds: int = 0
+    """The Swiss schedule's rounds; 0 for a round robin."""
 
 
 class _Forfeited(Exception):
@@ -219,25 +260,156 @@ def schedule(players: list[Player], seed: int) -> list[tuple[int, Player, Player
     return [(number, first, second) for number, (first, second) in enumerate(pairs, start=1)]
 
 
+class Ratings:
+    """openskill ratings and each player's tally, updated game by game."""
+
+    def __init__(self, players: list[Player]):
+        from openskill.models import PlackettLuce
+
+        self.players = list(players)
+        self.model = PlackettLuce()
+        self.of = {player.name: self.model.rating(name=player.name) for player in players}
+        self.tally: dict[str, Counter] = {player.name: Counter() for player in players}
+
+    def update(self, games: list[GameRecord], *, tally: bool = True) -> None:
+        """Rate `games` in the order given, and count them in the tally unless told not to (a second pass)."""
+        for record in games:
+            first, second = self.of[record.first], self.of[record.second]
+            ranks: list[float] = ([0, 0] if record.ending is Ending.DRAW
+                                  else [0, 1] if record.winner == record.first else [1, 0])
+            [[self.of[record.first]], [self.of[record.second]]] = self.model.rate([[first], [second]], ranks=ranks)
+            for name in (record.first, record.second) if tally else ():
+                self.tally[name][record.result_for(name)] += 1
+
+    def mu(self, name: str) -> float:
+        """A player's mean skill so far."""
+        return self.of[name].mu
+
+    def standings(self) -> list[Standing]:
+        """The table, best first."""
+        standings = []
+        for player in self.players:
+            rating, count = self.of[player.name], self.tally[player.name]
+            standings.append(Standing(player.name, player.kind, rating.ordinal(), rating.mu, rating.sigma,
+                                      count["win"], count["draw"], count["loss"], count["forfeit"]))
+        return sorted(standings, key=lambda standing: (-standing.rating, standing.player))
+
+
 def rate(players: list[Player], games: list[GameRecord]) -> list[Standing]:
     """openskill ratings from the games in the order given, and each player's tally; best first."""
-    from openskill.models import PlackettLuce
+    ratings = Ratings(players)
+    ratings.update(games)
+    return ratings.standings()
 
-    model = PlackettLuce()
-    ratings = {player.name: model.rating(name=player.name) for player in players}
-    tally = {player.name: Counter() for player in players}
-    for record in games:
-        first, second = ratings[record.first], ratings[record.second]
-        ranks = [0, 0] if record.ending is Ending.DRAW else ([0, 1] if record.winner == record.first else [1, 0])
-        [[ratings[record.first]], [ratings[record.second]]] = model.rate([[first], [second]], ranks=ranks)
-        for name in (record.first, record.second):
-            tally[name][record.result_for(name)] += 1
-    standings = []
-    for player in players:
-        rating, count = ratings[player.name], tally[player.name]
-        standings.append(Standing(player.name, player.kind, rating.ordinal(), rating.mu, rating.sigma,
-                                  count["win"], count["draw"], count["loss"], count["forfeit"]))
-    return sorted(standings, key=lambda standing: (-standing.rating, standing.player))
+
+def swiss_rounds(count: int) -> int:
+    """How many rounds a Swiss schedule of `count` players plays: ceil(log2 count) + SWISS_EXTRA_ROUNDS,
+    but never more than a round robin takes (count - 1 rounds, or count when one sits out each round)."""
+    if count < 2:
+        return 0
+    return min(math.ceil(math.log2(count)) + SWISS_EXTRA_ROUNDS, count - 1 + count % 2)
+
+
+def chosen_schedule(requested: Schedule | str | None, count: int) -> Schedule:
+    """The schedule `count` players play: the one asked for, or for AUTO (the default) the round
+    robin up to ROUND_ROBIN_MAX_PLAYERS players and Swiss above."""
+    requested = Schedule(requested or Schedule.AUTO)
+    if requested is Schedule.AUTO:
+        return Schedule.ROUND_ROBIN if count <= ROUND_ROBIN_MAX_PLAYERS else Schedule.SWISS
+    return requested
+
+
+def planned_games(kind: Schedule, count: int) -> int:
+    """How many games `count` players play on the schedule: known before the first game."""
+    if kind is Schedule.ROUND_ROBIN:
+        return count * (count - 1)
+    return swiss_rounds(count) * 2 * (count // 2)
+
+
+def swiss_pairs(order: list[str], met: set[frozenset[str]], budget: int = PAIRING_BUDGET) -> list[tuple[str, str]]:
+    """`order` (an even number of players, best first) in pairs of neighbours who have not met.
+
+    The first player takes the nearest one below it not yet met, and so on down; where the rest
+    cannot then be paired without a rematch, the search goes back and takes the next nearest. When
+    `budget` steps find no pairing without a rematch, each player in turn takes the nearest not yet
+    met, or else simply the nearest.
+    """
+    found = _unmet_pairs(order, met, budget)
+    if found is not None:
+        return found
+    pairs, rest = [], list(order)
+    while rest:
+        first = rest.pop(0)
+        index = next((i for i, other in enumerate(rest) if frozenset((first, other)) not in met), 0)
+        pairs.append((first, rest.pop(index)))
+    return pairs
+
+
+def _unmet_pairs(order: list[str], met: set[frozenset[str]], budget: int) -> list[tuple[str, str]] | None:
+    """swiss_pairs' search, depth first without recursion (a class may be thousands): None if `budget`
+    steps find no pairing without a rematch."""
+    pairs: list[tuple[str, str]] = []
+    trail: list[tuple[list[str], int]] = []  # for each pair taken: the players left before it, and the next try
+    rest, start, steps = list(order), 0, 0
+    while rest:
+        first = rest[0]
+        index = next((index for index in range(start + 1, len(rest)) if frozenset((first, rest[index])) not in met),
+                     None)
+        if index is None:  # nobody left for `first`: undo the last pair and try its next candidate
+            if not trail:
+                return None
+            pairs.pop()
+            rest, start = trail.pop()
+            continue
+        steps += 1
+        if steps > budget:
+            return None
+        trail.append((rest, index))
+        pairs.append((first, rest[index]))
+        rest, start = rest[1:index] + rest[index + 1:], 0
+    return pairs
+
+
+Planned = tuple[int, Player, Player]
+
+
+def play_swiss(players: list[Player], seed: int, play: Callable[[list[Planned]], list[GameRecord]],
+               rounds: int | None = None) -> tuple[list[GameRecord], Ratings]:
+    """A Swiss schedule: every game played by `play` (a round's games at once) and rated in order.
+
+    Each round sorts the players by their mean skill so far (ties, as in the first round, in an
+    order the seed shuffles), lets the lowest of those who sat out least sit out when the number is
+    odd, pairs the rest (swiss_pairs), and plays each pair twice, the better placed moving first in
+    the first game. The games are numbered on from round to round. Once the rounds are over, the
+    ratings go over every game again: SWISS_PASSES passes in all, each in the order played.
+    """
+    rounds = swiss_rounds(len(players)) if rounds is None else rounds
+    by_name = {player.name: player for player in players}
+    shuffled = random.Random(f"swiss:{seed}").sample(sorted(by_name), len(by_name))
+    tiebreak = {name: index for index, name in enumerate(shuffled)}
+    ratings = Ratings(players)
+    met: set[frozenset[str]] = set()
+    sat_out: Counter = Counter()
+    records: list[GameRecord] = []
+    number = 0
+    for round_number in range(1, rounds + 1):
+        order = sorted(by_name, key=lambda name: (-ratings.mu(name), tiebreak[name]))
+        if len(order) % 2:
+            fewest = min(sat_out[name] for name in order)
+            resting = [name for name in order if sat_out[name] == fewest][-1]
+            sat_out[resting] += 1
+            order.remove(resting)
+        planned: list[Planned] = []
+        for upper, lower in swiss_pairs(order, met):
+            met.add(frozenset((upper, lower)))
+            planned += [(number + 1, by_name[upper], by_name[lower]), (number + 2, by_name[lower], by_name[upper])]
+            number += 2
+        played = [dataclasses.replace(record, round=round_number) for record in play(planned)]
+        ratings.update(played)
+        records += played
+    for _ in range(SWISS_PASSES - 1):
+        ratings.update(records, tally=False)
+    return records, ratings
 
 
 @contextlib.contextmanager
@@ -274,16 +446,34 @@ def entrants(kit: Kit, game: Game, students: list) -> Iterator[list[Player]]:
 
 def run_arena(kit: Kit, exercise: Exercise, students: list, *, seed: int | None, jobs: int | None,
               move_timeout: float | None, advance: Callable[[], None] | None = None,
-              planned: Callable[[int], None] | None = None) -> ArenaResult:
-    """Play every game of the class on the exercise's arena game and rate the players."""
+              planned: Callable[[int], None] | None = None,
+              schedule_kind: Schedule | str | None = None) -> ArenaResult:
+    """Play the class's games on the exercise's arena game, on the schedule asked for, and rate the players."""
     game = arena_game(exercise)
     seed = DEFAULT_SEED if seed is None else seed
     per_move = game.call_timeout if move_timeout is None else move_timeout
     with entrants(kit, game, students) as players:
-        games = schedule(players, seed)
-        if planned is not None:
-            planned(len(games))
-        records = in_parallel(lambda planned_game: play_one(kit, game, *planned_game, seed, per_move), games, jobs,
-                              done=advance)
-    return ArenaResult(exercise, game.name, seed, per_move, game.rules.ARENA_SETTING,
-                       tuple(rate(players, records)), tuple(records))
+        return play_arena(kit, game, players, seed=seed, jobs=jobs, move_timeout=per_move, advance=advance,
+                          planned=planned, schedule_kind=schedule_kind)
+
+
+def play_arena(kit: Kit, game: Game, players: list[Player], *, seed: int, jobs: int | None, move_timeout: float,
+               advance: Callable[[], None] | None = None, planned: Callable[[int], None] | None = None,
+               schedule_kind: Schedule | str | None = None) -> ArenaResult:
+    """Every game of `players` on `game`, on the schedule asked for (AUTO when None), rated."""
+    kind = chosen_schedule(schedule_kind, len(players))
+    if planned is not None:
+        planned(planned_games(kind, len(players)))
+
+    def play(games: list[Planned]) -> list[GameRecord]:
+        return in_parallel(lambda planned_game: play_one(kit, game, *planned_game, seed, move_timeout), games, jobs,
+                           done=advance)
+
+    if kind is Schedule.ROUND_ROBIN:
+        records = play(schedule(players, seed))
+        standings, rounds = rate(players, records), 0
+    else:
+        records, ratings = play_swiss(players, seed, play)
+        standings, rounds = ratings.standings(), swiss_rounds(len(players))
+    return ArenaResult(game.exercise, game.name, seed, move_timeout, game.rules.ARENA_SETTING,
+                       tuple(standings), tuple(records), kind, rounds)

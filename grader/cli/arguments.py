@@ -208,6 +208,10 @@ def _seconds(text: str) -> float:
     return value
 
 
+# grader.classroom.arena's Schedule, spelled here so that building a parser imports nothing.
+ARENA_SCHEDULES = ("auto", "round-robin", "swiss")
+
+
 def _arena_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("exercise", help="an exercise whose exercise.toml names an arena game, such as ex08")
     parser.add_argument("folder", type=Path, help="the class's submissions, as for grade batch")
@@ -216,6 +220,13 @@ def _arena_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=_seed, help="orders the games and the baselines' choices (default: 1)")
     parser.add_argument("--move-timeout", type=_seconds, metavar="SECONDS",
                         help="time allowed for one move (default: the game's time per call)")
+    # The number is grader.classroom.arena's ROUND_ROBIN_MAX_PLAYERS, which building a parser does not
+    # import; tests/classroom/test_arena.py holds the help to it.
+    parser.add_argument("--schedule", choices=ARENA_SCHEDULES, default="auto",
+                        help="who plays whom: round-robin (every ordered pair: N(N-1) games), swiss (ceil(log2 N)+2 "
+                             "rounds, each pairing players of close ratings who have not met, twice: about "
+                             "N(log2 N + 2) games), or auto (the default: round-robin up to 40 players, the "
+                             "kit's own included, swiss above)")
 
 
 ARGUMENTS = {"hint": _hint_arguments, "play": _play_arguments, "check": _check_arguments, "new": _new_arguments,

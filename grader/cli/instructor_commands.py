@@ -314,7 +314,8 @@ def run_arena(args: argparse.Namespace, console: Console) -> int:
         task = progress.add_task("playing", total=None)
         result = classroom.run_arena(kit, exercise, students, seed=args.seed, jobs=args.jobs,
                                      move_timeout=args.move_timeout, advance=lambda: progress.advance(task),
-                                     planned=lambda count: progress.update(task, total=count))
+                                     planned=lambda count: progress.update(task, total=count),
+                                     schedule_kind=args.schedule)
     table, page = classroom.write_arena(result, args.out)
     display.print_arena(console, result, table, page)
     return EXIT_PASS

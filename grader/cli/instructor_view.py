@@ -126,8 +126,9 @@ def print_arena(console: Console, result, table: Path, page: Path) -> None:
     """The top of `grade arena`'s table, and where the whole of it went."""
     from rich.table import Table
 
-    shown = Table(title=f"{result.exercise.id} arena: {len(result.standings)} players, {len(result.games)} games, "
-                        f"seed {result.seed}", title_justify="left")
+    swiss = f" (Swiss, {result.rounds} rounds)" if result.rounds else ""
+    shown = Table(title=f"{result.exercise.id} arena: {len(result.standings)} players, {len(result.games)} games"
+                        f"{swiss}, seed {result.seed}", title_justify="left")
     for column in ("#", "player", "rating", "W", "D", "L", "forfeits"):
         shown.add_column(column, justify="left" if column == "player" else "right")
     for rank, standing in enumerate(result.standings[:ARENA_ROWS_SHOWN], start=1):
