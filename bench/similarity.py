@@ -1,11 +1,27 @@
 """How long `grade batch` takes to compare a class's submissions with each other (its similarity step only).
 
-    python bench/similarity.py [--students N] [--exercise ex04] [--seed S]
+    python bench/similarity.py [--students N] [--exercise ex04|all] [--kind copies|written] [--copiers F]
+                               [--jobs J] [--seed S] [--check]
 
-Builds a made-up class of N submissions (default 300) for the exercise: its reference, its alt/
-solutions and its known mistakes (mutants.toml), each handed in again and again with a random share
-of its names renamed, its comments reworded and its indentation changed, as copiers would. Nothing
-is graded: only `compare_class` is timed, the step that reads every module and compares every pair.
+Builds a made-up class of N submissions (default 300) for the exercise, of one of two kinds:
+
+- copies (the default): every student hands in the reference, an alt/ solution or a known mistake
+  (mutants.toml), with a random share of its names renamed, its comments reworded and its
+  indentation changed, as copiers would. Nearly every pair shares most of its code, and most pairs
+  are flagged: the comparison's worst case, whose output is itself of the square of the class.
+- written: every student writes their own. Each starts from the reference or an alt/ solution and
+  puts statements of their own (an assignment or an assert, with numbers of their own) after
+  `--own` (default 0.6) of its statements, so that two students who started from the same program
+  share stretches of it (at most about 0.6 of either one's code, as the kit's independently written
+  solutions share up to 0.5) and students who started from different ones share a few idioms. A
+  share `--copiers` (default 0.02) of the class then hand in a disguised copy of a classmate's
+  module, and one in 200 hands in the stub.
+
+Nothing is graded: only `compare_class` is timed, the step that reads every module, tokenises it
+(on `--jobs` processes, default 2) and compares the pairs. With `--check`, the plain all-pairs
+comparison (`compare_every_pair`: copydetect's compare_files on every pair, slow) runs too, and every
+pair is held to it: the same flagged pairs, the same figures and spans for every pair that shares
+code, all-zero figures for every other. Exit 1 if any differs.
 """
 
 from __future__ import annotations
@@ -14,16 +30,21 @@ import argparse
 import ast
 import builtins
 import io
+import os
 import random
+import resource
 import sys
 import tempfile
+import threading
 import time
 import tokenize
+from dataclasses import replace
 from pathlib import Path
+from typing import Self
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from grader.catalog import Kit  # noqa: E402
+from grader.catalog import Exercise, Kit  # noqa: E402
 from grader.classroom import compare_class, find_students  # noqa: E402
 from grader.known_mistakes import apply_mutant, load_mutants  # noqa: E402
 
@@ -56,41 +77,167 @@ def disguise(source: str, rng: random.Random) -> str:
     return tokenize.untokenize(tokens)
 
 
-def make_class(kit: Kit, exercise_id: str, students: int, seed: int, folder: Path) -> None:
-    """Write `students` submissions for the exercise into `folder`, one subfolder each."""
-    exercise = kit.resolve(exercise_id)
+def own_words(source: str, rng: random.Random, share: float) -> str:
+    """The program with a statement of the writer's own (an assignment or an assert, with numbers of their own)
+    after a share of its statements, in every block; comments and layout are ast.unparse's."""
+    tree = ast.parse(source)
+
+    def statement() -> ast.stmt:
+        name, number = f"_w{rng.randrange(100)}", rng.randrange(1000)
+        return ast.parse([f"{name} = {number}", f"{name} = ({number}, {rng.randrange(100)})",
+                          f"assert {number} >= 0", f"{name} = [{number}] * {rng.randrange(9)}"][rng.randrange(4)]).body[0]
+
+    for node in list(ast.walk(tree)):
+        for name in ("body", "orelse", "finalbody"):
+            block = getattr(node, name, None)
+            if not (isinstance(block, list) and block and isinstance(block[0], ast.stmt)):
+                continue
+            written = [block[0]]
+            for line in block[1:]:
+                if rng.random() < share and not (isinstance(line, ast.ImportFrom) and line.module == "__future__"):
+                    written.append(statement())
+                written.append(line)
+            setattr(node, name, written)
+    return ast.unparse(tree) + "\n"
+
+
+def _programs(kit: Kit, exercise: Exercise, mistakes: bool) -> list[str]:
+    """The exercise's reference and alt/ solutions, and its known mistakes if asked for."""
     solutions = exercise.solution_dir(kit.root)
     sources = [(solutions / exercise.module).read_text(encoding="utf-8")]
     sources += [path.read_text(encoding="utf-8") for path in sorted((solutions / "alt").glob("*.py"))]
-    sources += [apply_mutant(exercise, kit.root, mutant) for mutant in load_mutants(exercise, kit.root)]
+    if mistakes:
+        sources += [apply_mutant(exercise, kit.root, mutant) for mutant in load_mutants(exercise, kit.root)]
+    return sources
+
+
+def make_class(kit: Kit, exercise_id: str, students: int, seed: int, folder: Path, kind: str = "copies",
+               own: float = 0.6, copiers: float = 0.02) -> None:
+    """Write `students` submissions for the exercise into `folder`, one subfolder each (the kinds: the docstring)."""
+    exercise = kit.resolve(exercise_id)
     rng = random.Random(seed)
+    written: list[str] = []
+    sources = _programs(kit, exercise, mistakes=kind == "copies")
     for index in range(students):
         student = folder / f"student{index:04d}"
         student.mkdir(parents=True)
-        (student / exercise.module).write_text(disguise(rng.choice(sources), rng), encoding="utf-8")
+        if kind == "copies":
+            text = disguise(rng.choice(sources), rng)
+        elif rng.random() < 0.005:
+            text = exercise.stub_path.read_text(encoding="utf-8")
+        elif written and rng.random() < copiers:
+            text = disguise(rng.choice(written), rng)
+        else:
+            text = disguise(own_words(rng.choice(sources), rng, own), rng)
+            written.append(text)
+        (student / exercise.module).write_text(text, encoding="utf-8")
 
 
-def main() -> None:
+def _check(exercise: Exercise, folder: Path, result) -> int:
+    """How many pairs the index gets other than the plain all-pairs comparison does (0: every one the same)."""
+    from grader.classroom.similarity import SIDE_BY_SIDE_PAIRS, _order, compare_every_pair
+
+    every = compare_every_pair(exercise, find_students(folder), result.threshold)
+    sharing = sorted((pair for pair in every if pair.shared_tokens), key=_order)
+    # The index keeps the shared code's spans of the flagged pairs whose two modules the page shows.
+    shown = {name for pair in [pair for pair in sharing if pair.flagged][:SIDE_BY_SIDE_PAIRS]
+             for name in (pair.first, pair.second)}
+    expected = [pair if pair.flagged and {pair.first, pair.second} <= shown
+                else replace(pair, first_spans=(), second_spans=()) for pair in sharing]
+    wrong = sum(ours != theirs for ours, theirs in zip(result.pairs, expected)) + abs(len(result.pairs) - len(expected))
+    wrong += sum(bool(pair.first_in_second or pair.second_in_first or pair.first_spans or pair.flagged)
+                 for pair in every if not pair.shared_tokens)
+    flagged = {(pair.first, pair.second) for pair in every if pair.flagged}
+    same_flags = flagged == {(pair.first, pair.second) for pair in result.flagged}
+    print(f"  check: {len(every)} pairs compared one by one, {len(sharing)} share code, {len(flagged)} flagged; "
+          f"flagged pairs {'the same' if same_flags else 'DIFFERENT'}, {wrong} pairs differ")
+    return wrong + (not same_flags)
+
+
+class TreeMemory:
+    """The peak, sampled every 20 ms, of the resident memory of this process and every process under it (the pool's
+    workers are the forkserver's children, which getrusage never sees). Shared pages count once per process, so the
+    figure is on the high side."""
+
+    def __init__(self) -> None:
+        self.peak = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._watch, daemon=True)
+
+    def __enter__(self) -> Self:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def _watch(self) -> None:
+        while not self._stop.is_set():
+            self.peak = max(self.peak, self.now())
+            self._stop.wait(0.02)
+
+    @staticmethod
+    def now() -> int:
+        """Bytes resident in this process and its descendants."""
+        parents: dict[int, int] = {}
+        for entry in Path("/proc").iterdir():
+            if entry.name.isdigit():
+                try:
+                    parents[int(entry.name)] = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+                except (OSError, IndexError, ValueError):
+                    pass
+        tree, grew = {os.getpid()}, True
+        while grew:
+            more = {pid for pid, parent in parents.items() if parent in tree} - tree
+            tree |= more
+            grew = bool(more)
+        total = 0
+        for pid in tree:
+            try:
+                total += int((Path("/proc") / str(pid) / "statm").read_text().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+            except (OSError, IndexError, ValueError):
+                pass
+        return total
+
+
+def main() -> int:
     """Build the class, time its comparison once, and print the figures."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--students", type=int, default=300)
-    parser.add_argument("--exercise", default="ex04")
+    parser.add_argument("--exercise", default="ex04", help="an exercise id, or all")
+    parser.add_argument("--kind", choices=("copies", "written"), default="copies")
+    parser.add_argument("--own", type=float, default=0.6)
+    parser.add_argument("--copiers", type=float, default=0.02)
+    parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--check", action="store_true")
     args = parser.parse_args()
     kit = Kit(Path(__file__).resolve().parent.parent)
-    with tempfile.TemporaryDirectory(prefix="minimax-kit-similarity-bench-") as scratch:
-        folder = Path(scratch) / "class"
-        make_class(kit, args.exercise, args.students, args.seed, folder)
-        import copydetect  # noqa: F401  (loaded before the clock starts: a batch loads it once)
+    exercises = kit.exercises() if args.exercise == "all" else [kit.resolve(args.exercise)]
+    import copydetect  # noqa: F401  (loaded before the clock starts: a batch loads it once)
 
-        started = time.perf_counter()
-        [result] = compare_class([kit.resolve(args.exercise)], find_students(folder))
-        seconds = time.perf_counter() - started
-    pairs = len(result.pairs)
-    print(f"{args.exercise}: {args.students} students, {pairs} pairs compared, {len(result.flagged)} flagged, "
-          f"{len(result.left_out)} left out: {seconds:.2f} s ({seconds / max(args.students, 1) * 1000:.1f} ms a "
-          f"student, {seconds / max(pairs, 1) * 1e6:.0f} us a pair)")
+    wrong = 0
+    for exercise in exercises:
+        with tempfile.TemporaryDirectory(prefix="minimax-kit-similarity-bench-") as scratch:
+            folder = Path(scratch) / "class"
+            make_class(kit, exercise.id, args.students, args.seed, folder, args.kind, args.own, args.copiers)
+            students = find_students(folder)
+            before = TreeMemory.now()
+            with TreeMemory() as memory:
+                started = time.perf_counter()
+                [result] = compare_class([exercise], students, jobs=args.jobs)
+                seconds = time.perf_counter() - started
+            print(f"{exercise.id}: {args.students} students ({args.kind}), {result.pairs_compared} pairs, "
+                  f"{len(result.table)} sharing code, {len(result.flagged)} flagged, {len(result.left_out)} left out: "
+                  f"{seconds:.2f} s on {args.jobs} jobs ({seconds / max(args.students, 1) * 1000:.1f} ms a student); "
+                  f"peak memory {memory.peak / 2**20:.0f} MiB (this process and its workers; {before / 2**20:.0f} "
+                  f"MiB before), this process's own peak {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f}"
+                  " MiB", flush=True)
+            if args.check:
+                wrong += _check(exercise, folder, result)
+    return 1 if wrong else 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

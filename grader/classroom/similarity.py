@@ -119,7 +119,8 @@ class SimilarPair:
     """copydetect's count of overlapping tokens (counted in the first module)."""
     flagged: bool
     first_spans: tuple[tuple[int, int], ...] = ()
-    """Where the shared code lies in the first module's text, as (start, end) offsets; kept for flagged pairs."""
+    """Where the shared code lies in the first module's text, as (start, end) offsets; kept for the flagged pairs
+    whose two modules the page shows (see ExerciseSimilarity.section)."""
     second_spans: tuple[tuple[int, int], ...] = ()
 
     @property
@@ -186,7 +187,8 @@ class ExerciseSimilarity:
     flagged: tuple[SimilarPair, ...]
     """The pairs at or above the threshold, most similar first, with where the shared code lies."""
     texts: dict[str, str] = field(repr=False, compare=False)
-    """The module text of each student in a flagged pair."""
+    """The module text of each student whose code the page shows: those in the first SIDE_BY_SIDE_PAIRS flagged
+    pairs."""
 
     @property
     def pairs_compared(self) -> int:
@@ -358,6 +360,27 @@ def _kgram_hashes(filtered: str) -> np.ndarray:
     return np.asarray(hashed_kgrams(filtered, NOISE_TOKENS), dtype=np.int64)
 
 
+def _distinct(values: np.ndarray) -> np.ndarray:
+    """The distinct values, ascending (np.unique by a sort: numpy 2's default hashing way is far slower here)."""
+    import numpy as np
+
+    ordered = np.sort(values)
+    keep = np.ones(len(ordered), dtype=bool)
+    keep[1:] = ordered[1:] != ordered[:-1]
+    return ordered[keep]
+
+
+def _among(values: np.ndarray, distinct: np.ndarray) -> np.ndarray:
+    """Which of `values` are in `distinct` (ascending, each once): np.isin, without its two passes of np.unique."""
+    import numpy as np
+
+    if not len(distinct):
+        return np.zeros(len(values), dtype=bool)
+    where = np.searchsorted(distinct, values)
+    where[where == len(distinct)] = 0
+    return distinct[where] == values
+
+
 def _covered(starts: np.ndarray) -> int:
     """How many tokens the runs starting at `starts` (ascending) cover: copydetect's token coverage and overlap."""
     import numpy as np
@@ -373,6 +396,8 @@ class _Print:
 
     starts: np.ndarray
     hashes: np.ndarray
+    distinct: np.ndarray
+    """Its hashes, each once, ascending."""
     coverage: int
     """copydetect's token coverage: the tokens its runs past the stub cover."""
     tokens: Tokens
@@ -384,9 +409,9 @@ def _fingerprint(tokens: Tokens, boilerplate: np.ndarray) -> _Print:
     import numpy as np
 
     hashes = _kgram_hashes(tokens.filtered)
-    own = ~np.isin(hashes, boilerplate)
+    own = ~_among(hashes, boilerplate)
     starts = np.flatnonzero(own)
-    return _Print(starts, hashes[own], _covered(starts), tokens)
+    return _Print(starts, hashes[own], _distinct(hashes[own]), _covered(starts), tokens)
 
 
 def _holder_weights(students: int) -> np.ndarray:
@@ -404,7 +429,7 @@ def _holder_sets(gid: np.ndarray, owner: np.ndarray, students: int) -> tuple[np.
     import numpy as np
 
     fingerprints = int(gid.max()) + 1
-    held = np.unique(gid * students + owner)  # (fingerprint, holder) once each, by fingerprint then holder
+    held = _distinct(gid * students + owner)  # (fingerprint, holder) once each, by fingerprint then holder
     held_gid, held_by = held // students, held % students
     count = np.bincount(held_gid, minlength=fingerprints)
     start = np.concatenate(([0], np.cumsum(count)[:-1]))
@@ -427,7 +452,7 @@ def _holder_sets(gid: np.ndarray, owner: np.ndarray, students: int) -> tuple[np.
     within = np.arange(len(held)) - start[held_gid]
     rep = representative[held_gid]
     checked = rep >= 0
-    mismatch = np.unique(held_gid[checked][held_by[checked] != held_by[start[rep[checked]] + within[checked]]])
+    mismatch = _distinct(held_gid[checked][held_by[checked] != held_by[start[rep[checked]] + within[checked]]])
     groups = len(first_of_group)
     if len(mismatch):  # a sum matched but the holders differ: each such fingerprint gets an entry of its own
         entry[mismatch] = groups + np.arange(len(mismatch))
@@ -450,8 +475,12 @@ def _overlaps(prints: list[_Print]) -> tuple[np.ndarray, np.ndarray, np.ndarray,
     sizes = [len(fingerprint.hashes) for fingerprint in prints]
     if students < 2 or not sum(sizes):
         return empty, empty, empty, empty
-    _, gid = np.unique(np.concatenate([fingerprint.hashes for fingerprint in prints]), return_inverse=True)
-    gid = gid.reshape(-1).astype(np.int64)
+    every = np.concatenate([fingerprint.hashes for fingerprint in prints])
+    order = np.argsort(every, kind="stable")
+    new = np.ones(len(every), dtype=bool)
+    new[1:] = every[order][1:] != every[order][:-1]
+    gid = np.empty(len(every), dtype=np.int64)
+    gid[order] = np.cumsum(new) - 1  # each distinct fingerprint's number, by hash
     owner = np.repeat(np.arange(students, dtype=np.int64), sizes)
     entry, holders_start, holders_count, holders = _holder_sets(gid, owner, students)
     rows, columns, values = [], [], []
@@ -499,7 +528,7 @@ def _slices(mine: _Print, theirs: _Print) -> np.ndarray:
     import numpy as np
     from copydetect.utils import get_copied_slices  # type: ignore[import-untyped]
 
-    slices = get_copied_slices(mine.starts[np.isin(mine.hashes, theirs.hashes)], NOISE_TOKENS)
+    slices = get_copied_slices(mine.starts[_among(mine.hashes, theirs.distinct)], NOISE_TOKENS)
     offsets = mine.tokens.offsets
     if len(slices[0]) and len(offsets) > 0:
         slices += offsets[:, 1][np.clip(np.searchsorted(offsets[:, 0], slices), 0, offsets.shape[0] - 1)]
@@ -524,7 +553,7 @@ def compare_modules(modules: ExerciseModules, threshold: float = DEFAULT_THRESHO
     import numpy as np
 
     threshold = check_threshold(threshold)
-    boilerplate = np.unique(_kgram_hashes(modules.stub))
+    boilerplate = _distinct(_kgram_hashes(modules.stub))
     left_out: list[tuple[str, LeftOut]] = []
     compared, prints = [], []
     for name in modules.students:
@@ -547,16 +576,21 @@ def compare_modules(modules: ExerciseModules, threshold: float = DEFAULT_THRESHO
     order = np.lexsort((rank[second], rank[first], -first_overlap, -smaller, -larger))
     table = PairTable(first[order], second[order], first_in_second[order], second_in_first[order],
                       first_overlap[order], flagged[order])
+    flagged_at = np.flatnonzero(table.flagged)
+    # The page shows the code of the students in the first SIDE_BY_SIDE_PAIRS flagged pairs, and marks the shared
+    # code of every flagged pair between two of them: those pairs' spans are found, and no other's.
+    shown = set(table.first[flagged_at[:SIDE_BY_SIDE_PAIRS]].tolist() + table.second[flagged_at[:SIDE_BY_SIDE_PAIRS]]
+                .tolist())
     pairs = []
-    for index in np.flatnonzero(table.flagged).tolist():
+    for index in flagged_at.tolist():
         mine, theirs = int(table.first[index]), int(table.second[index])
+        marked = mine in shown and theirs in shown
         pairs.append(SimilarPair(
             modules.exercise, compared[mine], compared[theirs], float(table.first_in_second[index]),
             float(table.second_in_first[index]), int(table.shared_tokens[index]), True,
-            _spans(_slices(prints[mine], prints[theirs]), len(prints[mine].tokens.text)),
-            _spans(_slices(prints[theirs], prints[mine]), len(prints[theirs].tokens.text))))
-    in_pairs = {name for pair in pairs for name in (pair.first, pair.second)}
-    texts = {name: prints[index].tokens.text for index, name in enumerate(compared) if name in in_pairs}
+            _spans(_slices(prints[mine], prints[theirs]), len(prints[mine].tokens.text)) if marked else (),
+            _spans(_slices(prints[theirs], prints[mine]), len(prints[theirs].tokens.text)) if marked else ()))
+    texts = {compared[index]: prints[index].tokens.text for index in sorted(shown)}
     return ExerciseSimilarity(modules.exercise, threshold, modules.students, tuple(left_out), tuple(compared), table,
                               tuple(pairs), texts)
 

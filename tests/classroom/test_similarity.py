@@ -243,12 +243,12 @@ def _mixed_class(folder: Path) -> Path:
 
 def _section_of_every_pair(folder: Path, every: list, threshold: float) -> similarity.SimilaritySection:
     """The page's section as the plain all-pairs comparison has it (compare_every_pair's pairs)."""
-    from grader.classroom.similarity import SIDE_BY_SIDE_PAIRS, SimilaritySection, _order, module_text
+    from grader.classroom.similarity import SimilaritySection, module_text
 
     students = find_students(folder)
     compared = {name for pair in every for name in (pair.first, pair.second)}
-    flagged = tuple(sorted((pair for pair in every if pair.flagged), key=_order))
-    shown = {name for pair in flagged[:SIDE_BY_SIDE_PAIRS] for name in (pair.first, pair.second)}
+    flagged = tuple(pair for pair in as_the_index_keeps(every) if pair.flagged)
+    shown = {name for pair in flagged[:similarity.SIDE_BY_SIDE_PAIRS] for name in (pair.first, pair.second)}
     left_out = tuple((student.name, why) for student in students if student.name not in compared for why in (
         LeftOut.UNUSABLE if module_text(student.path, EX04.module) is None else LeftOut.TOO_LARGE
         if len(module_text(student.path, EX04.module)) > similarity.MAX_MODULE_CHARS else LeftOut.STUB,))
@@ -257,25 +257,42 @@ def _section_of_every_pair(folder: Path, every: list, threshold: float) -> simil
                              code=tuple((s.name, module_text(s.path, EX04.module)) for s in students if s.name in shown))
 
 
-@pytest.mark.parametrize("threshold", [DEFAULT_THRESHOLD, 0.3])
-def test_the_index_gives_every_pair_that_shares_code_copydetects_figures_and_flags_the_same(tmp_path, threshold):
-    """The index against the plain comparison (compare_files on every pair): the same pairs flagged, the same
-    figures and shared code for every pair that shares any, all-zero figures for every other, the same page."""
-    from grader.classroom.similarity import _order, compare_every_pair
+def as_the_index_keeps(every: list) -> tuple:
+    """compare_every_pair's pairs as the index gives them: those that share code, most similar first, spans kept
+    for the flagged pairs whose two modules the page shows (those in the first SIDE_BY_SIDE_PAIRS flagged)."""
+    from grader.classroom.similarity import _order
 
+    sharing = sorted((pair for pair in every if pair.shared_tokens), key=_order)
+    shown = {name for pair in [pair for pair in sharing if pair.flagged][:similarity.SIDE_BY_SIDE_PAIRS]
+             for name in (pair.first, pair.second)}
+    return tuple(pair if pair.flagged and {pair.first, pair.second} <= shown
+                 else replace(pair, first_spans=(), second_spans=()) for pair in sharing)
+
+
+@pytest.mark.parametrize("threshold, side_by_side", [(DEFAULT_THRESHOLD, 40), (0.3, 40), (0.3, 2)])
+def test_the_index_gives_every_pair_that_shares_code_copydetects_figures_and_flags_the_same(
+        tmp_path, monkeypatch, threshold, side_by_side):
+    """The index against the plain comparison (compare_files on every pair): the same pairs flagged, the same
+    figures for every pair that shares any code and its shared code where the page shows it, all-zero figures for
+    every other pair, the same page."""
+    from grader.classroom.similarity import compare_every_pair
+
+    monkeypatch.setattr(similarity, "SIDE_BY_SIDE_PAIRS", side_by_side)
     folder = _mixed_class(tmp_path / "class")
     students = find_students(folder)
     result = compare_exercise(EX04, students, threshold)
     every = compare_every_pair(EX04, students, threshold)
-    sharing = sorted((pair for pair in every if pair.shared_tokens), key=_order)
     others = [pair for pair in every if not pair.shared_tokens]
     assert others and all((pair.first_in_second, pair.second_in_first, pair.first_spans, pair.second_spans,
                            pair.flagged) == (0, 0, (), (), False) for pair in others)
     assert {"ivy"} <= {name for pair in others for name in (pair.first, pair.second)}
-    assert result.pairs == tuple(pair if pair.flagged else replace(pair, first_spans=(), second_spans=())
-                                 for pair in sharing)
-    assert result.flagged == tuple(pair for pair in sharing if pair.flagged)
+    assert result.pairs == as_the_index_keeps(every)
+    assert [(pair.first, pair.second) for pair in result.flagged] == \
+        [(pair.first, pair.second) for pair in as_the_index_keeps(every) if pair.flagged]
+    marked = [pair for pair in result.flagged if pair.first_spans]
     assert len(result.flagged) >= 10 and len(result.pairs) > len(result.flagged)
+    assert len(marked) == len(result.flagged) if side_by_side == 40 else 0 < len(marked) < len(result.flagged)
+    assert all(pair.second_spans for pair in marked)
     assert result.pairs_compared == len(every) == 66  # 12 compared, of 15
     assert result.left_out == (("jo", LeftOut.STUB), ("kim", LeftOut.TOO_LARGE), ("lee", LeftOut.UNUSABLE))
     assert result.section() == _section_of_every_pair(folder, every, threshold)
