@@ -84,8 +84,9 @@ def own_words(source: str, rng: random.Random, share: float) -> str:
 
     def statement() -> ast.stmt:
         name, number = f"_w{rng.randrange(100)}", rng.randrange(1000)
-        return ast.parse([f"{name} = {number}", f"{name} = ({number}, {rng.randrange(100)})",
-                          f"assert {number} >= 0", f"{name} = [{number}] * {rng.randrange(9)}"][rng.randrange(4)]).body[0]
+        choices = [f"{name} = {number}", f"{name} = ({number}, {rng.randrange(100)})", f"assert {number} >= 0",
+                   f"{name} = [{number}] * {rng.randrange(9)}"]
+        return ast.parse(choices[rng.randrange(len(choices))]).body[0]
 
     for node in list(ast.walk(tree)):
         for name in ("body", "orelse", "finalbody"):
@@ -228,12 +229,12 @@ def main() -> int:
                 started = time.perf_counter()
                 [result] = compare_class([exercise], students, jobs=args.jobs)
                 seconds = time.perf_counter() - started
+            own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
             print(f"{exercise.id}: {args.students} students ({args.kind}), {result.pairs_compared} pairs, "
                   f"{len(result.table)} sharing code, {len(result.flagged)} flagged, {len(result.left_out)} left out: "
                   f"{seconds:.2f} s on {args.jobs} jobs ({seconds / max(args.students, 1) * 1000:.1f} ms a student); "
                   f"peak memory {memory.peak / 2**20:.0f} MiB (this process and its workers; {before / 2**20:.0f} "
-                  f"MiB before), this process's own peak {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f}"
-                  " MiB", flush=True)
+                  f"MiB before), this process's own peak {own:.0f} MiB", flush=True)
             if args.check:
                 wrong += _check(exercise, folder, result)
     return 1 if wrong else 0

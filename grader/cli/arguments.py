@@ -161,7 +161,9 @@ def _batch_arguments(parser: argparse.ArgumentParser) -> None:
     which = parser.add_mutually_exclusive_group(required=True)
     which.add_argument("--exercise", help="the exercise every submission is for")
     which.add_argument("--all", action="store_true", help="grade every exercise for every student")
-    parser.add_argument("--jobs", type=_jobs, default=None, help="submissions graded at once (default: one per CPU)")
+    parser.add_argument("--jobs", type=_jobs, default=None,
+                        help="submissions graded at once, and processes that read them for the comparison "
+                             "(default: one per CPU)")
     parser.add_argument("--out", type=Path, required=True, help="folder for the reports, grades.csv, the class page")
     parser.add_argument("--force", action="store_true", help="regrade even unchanged submissions")
     parser.add_argument("--seed", type=_seed, help="the same seed for every submission")
@@ -173,7 +175,8 @@ def _batch_arguments(parser: argparse.ArgumentParser) -> None:
     # does not import; tests/classroom/test_similarity.py holds the help to it.
     similar.add_argument("--similarity-threshold", type=_fraction, metavar="X",
                          help="list a pair of submissions as similar when at least this share of one student's "
-                              "code is in the other's (default: 0.7); every pair goes in OUT/similar.csv")
+                              "code is in the other's (default: 0.7); every pair that shares code goes in "
+                              "OUT/similar.csv")
     similar.add_argument("--no-similarity", action="store_true",
                          help="do not compare the submissions with each other (it is done by default)")
     _add_gradebook_options(parser, "--gradebook", required=False,

@@ -157,7 +157,8 @@ def test_the_merge_keeps_the_class_order_which_is_the_folders_not_the_names(tmp_
     folder = tmp_path / "class"
     folder.mkdir()
     naive = (SOLUTIONS / "alt" / "naive.py").read_text()
-    extra = "\n\ndef _extra(q):\n    w = {1: 'a'}\n    while q > 9:\n        q //= 3\n        w[q] = [q, ~q]\n    return w\n"
+    extra = "\n\ndef _extra(q):\n    w = {1: 'a'}\n    while q > 9:\n        q //= 3\n        w[q] = [~q]\n" \
+        "    return w\n"
     for name, text in (("ann.py", REFERENCE), ("ann-2", disguised(REFERENCE) + extra),
                        ("bob.py", naive), ("bob-2", disguised(naive)), ("cy.py", REFERENCE + naive)):
         target = folder / name / EX04.module if not name.endswith(".py") else folder / name

@@ -254,7 +254,8 @@ def _section_of_every_pair(folder: Path, every: list, threshold: float) -> simil
         if len(module_text(student.path, EX04.module)) > similarity.MAX_MODULE_CHARS else LeftOut.STUB,))
     return SimilaritySection(exercise="ex04", threshold=threshold, min_shared_tokens=MIN_SHARED_TOKENS,
                              compared=len(compared), pairs_compared=len(every), left_out=left_out, flagged=flagged,
-                             code=tuple((s.name, module_text(s.path, EX04.module)) for s in students if s.name in shown))
+                             code=tuple((student.name, module_text(student.path, EX04.module)) for student in students
+                                        if student.name in shown))
 
 
 def as_the_index_keeps(every: list) -> tuple:
