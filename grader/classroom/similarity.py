@@ -330,13 +330,21 @@ def read_modules(exercise: Exercise, students: list[Student], known: Mapping[tup
     """
     from functools import partial
 
-    items: list[tuple[str | None, str | None]] = []
+    entries: dict[str, Tokens | LeftOut] = {}
+    items: list[tuple[str | None, str | None]] = []  # (text, or else the submission's path) of those to tokenise
     for student in students:
         if known is not None and (student.name, exercise.id) in known:
             text = known[student.name, exercise.id]
-            items.append((None, None) if text is not None and len(text) > MAX_MODULE_CHARS else (text, None))
+            if text is None:
+                entries[student.name] = LeftOut.UNUSABLE
+            elif len(text) > MAX_MODULE_CHARS:  # decided here rather than sent to a process
+                entries[student.name] = LeftOut.TOO_LARGE
+            else:
+                items.append((text, None))
+        elif student.problem is not None:
+            entries[student.name] = LeftOut.UNUSABLE
         else:
-            items.append((None, None if student.problem is not None else str(student.path)))
+            items.append((None, str(student.path)))
     with (nullcontext(pool) if pool is not None else _processes(jobs, len(items))) as workers:
         if workers is None:
             tokens = _tokenise_batch(exercise.module, items)
@@ -344,9 +352,11 @@ def read_modules(exercise: Exercise, students: list[Student], known: Mapping[tup
             batches = [items[start:start + CHUNK_MODULES] for start in range(0, len(items), CHUNK_MODULES)]
             tokens = [entry for batch in workers.map(partial(_tokenise_batch, exercise.module), batches)
                       for entry in batch]
+    read = iter(tokens)
     stub = exercise.stub_path.read_text(encoding="utf-8") if exercise.stub_path.is_file() else ""
     return ExerciseModules(exercise.id, _filter(stub, exercise.module)[0], tuple(student.name for student in students),
-                           {student.name: entry for student, entry in zip(students, tokens)})
+                           {student.name: entries[student.name] if student.name in entries else next(read)
+                            for student in students})
 
 
 # --- Comparing: an index from each fingerprint to its holders ------------------------------------------------------

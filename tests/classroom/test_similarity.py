@@ -150,6 +150,19 @@ def test_what_cannot_be_read_or_is_too_large_is_left_out(tmp_path):
     assert [(pair.first, pair.second) for pair in result.pairs] == [("longest", "whole")]
 
 
+def test_modules_the_grades_laid_out_are_compared_as_they_are(tmp_path):
+    """`known`: the batch's grades laid these modules out already; one that could not be, or is too long, is left
+    out for that reason, as a module read here would be."""
+    folder = _class(tmp_path, {"ann": REFERENCE, "bob": REFERENCE, "cy": REFERENCE, "di": REFERENCE})
+    known = {("ann", "ex04"): disguised(REFERENCE), ("bob", "ex04"): None,
+             ("cy", "ex04"): REFERENCE + "#" * similarity.MAX_MODULE_CHARS}
+    result = compare_exercise(EX04, find_students(folder), known=known)
+    assert result.left_out == (("bob", LeftOut.UNUSABLE), ("cy", LeftOut.TOO_LARGE))
+    [pair] = result.pairs
+    assert (pair.first, pair.second, pair.flagged) == ("ann", "di", True)
+    assert result.section().code_of("ann") == disguised(REFERENCE)
+
+
 def test_a_zip_and_a_notebook_are_read_as_the_module_they_hold(tmp_path):
     import nbformat
 
