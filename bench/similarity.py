@@ -1,7 +1,7 @@
 """How long `grade batch` takes to compare a class's submissions with each other (its similarity step only).
 
     python bench/similarity.py [--students N] [--exercise ex04|all] [--kind copies|written] [--copiers F]
-                               [--jobs J] [--seed S] [--check]
+                               [--jobs J] [--seed S] [--check] [--shards N]
 
 Builds a made-up class of N submissions (default 300) for the exercise, of one of two kinds:
 
@@ -17,8 +17,10 @@ Builds a made-up class of N submissions (default 300) for the exercise, of one o
   share `--copiers` (default 0.02) of the class then hand in a disguised copy of a classmate's
   module, and one in 200 hands in the stub.
 
-Nothing is graded: only `compare_class` is timed, the step that reads every module, tokenises it
-(on `--jobs` processes, default 2) and compares the pairs. With `--check`, the plain all-pairs
+Nothing is graded: only the comparison is timed, the step `grade batch` adds, which reads every module,
+tokenises it (on `--jobs` processes, default 2), compares the pairs and writes similar.csv and
+similarity.json. With `--shards N` the class is also compared as N shards and their merge are,
+and the merged files must equal the whole run's. With `--check`, the plain all-pairs
 comparison (`compare_every_pair`: copydetect's compare_files on every pair, slow) runs too, and every
 pair is held to it: the same flagged pairs, the same figures and spans for every pair that shares
 code, all-zero figures for every other. Exit 1 if any differs.
@@ -45,7 +47,7 @@ from typing import Self
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from grader.catalog import Exercise, Kit  # noqa: E402
-from grader.classroom import compare_class, find_students  # noqa: E402
+from grader.classroom import compare_class, find_students, write_similarity  # noqa: E402
 from grader.known_mistakes import apply_mutant, load_mutants  # noqa: E402
 
 
@@ -136,12 +138,12 @@ def make_class(kit: Kit, exercise_id: str, students: int, seed: int, folder: Pat
 
 def _check(exercise: Exercise, folder: Path, result) -> int:
     """How many pairs the index gets other than the plain all-pairs comparison does (0: every one the same)."""
-    from grader.classroom.similarity import SIDE_BY_SIDE_PAIRS, _order, compare_every_pair
+    from grader.classroom import similarity as plain
 
-    every = compare_every_pair(exercise, find_students(folder), result.threshold)
-    sharing = sorted((pair for pair in every if pair.shared_tokens), key=_order)
+    every = plain.compare_every_pair(exercise, find_students(folder), result.threshold)
+    sharing = sorted((pair for pair in every if pair.shared_tokens), key=plain._order)
     # The index keeps the shared code's spans of the flagged pairs whose two modules the page shows.
-    shown = {name for pair in [pair for pair in sharing if pair.flagged][:SIDE_BY_SIDE_PAIRS]
+    shown = {name for pair in [pair for pair in sharing if pair.flagged][:plain.SIDE_BY_SIDE_PAIRS]
              for name in (pair.first, pair.second)}
     expected = [pair if pair.flagged and {pair.first, pair.second} <= shown
                 else replace(pair, first_spans=(), second_spans=()) for pair in sharing]
@@ -202,6 +204,33 @@ class TreeMemory:
         return total
 
 
+def _shards(exercise: Exercise, students: list, threshold: float, args, scratch: Path, whole: float) -> int:
+    """The class as `grade batch --shard K/N` and `grade batch merge` compare it: each shard its own students (keeping
+    their tokenised modules), then the merge the whole class from those. Prints each step's time and whether the
+    merged files are the whole run's; returns 1 if they are not."""
+    from grader.classroom.shards import shard_of
+    from grader.classroom.similarity import merge_comparisons, modules_keeper
+
+    names, shards, times = [student.name for student in students], [], []
+    for k in range(1, args.shards + 1):
+        mine = [student for student in students if shard_of(student.name, args.shards) == k]
+        out = scratch / f"shard{k}"
+        started = time.perf_counter()
+        write_similarity(compare_class([exercise], mine, jobs=args.jobs, keep=modules_keeper(out, names, threshold)),
+                         out)
+        times.append(time.perf_counter() - started)
+        shards.append((out, {"students": [student.name for student in mine]}))
+    started = time.perf_counter()
+    write_similarity(merge_comparisons(shards, [exercise.id]), scratch / "merged")
+    merge = time.perf_counter() - started
+    same = all((scratch / "merged" / name).read_bytes() == (scratch / "whole" / name).read_bytes()
+               for name in ("similar.csv", "similarity.json"))
+    print(f"  {args.shards} shards: {', '.join(f'{t:.2f}' for t in times)} s, the merge {merge:.2f} s; all together "
+          f"{sum(times) + merge:.2f} s, {(sum(times) + merge) / whole:.2f}x the one machine's {whole:.2f} s; merged "
+          f"similar.csv and similarity.json {'the same' if same else 'DIFFERENT'} byte for byte", flush=True)
+    return 0 if same else 1
+
+
 def main() -> int:
     """Build the class, time its comparison once, and print the figures."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -213,6 +242,7 @@ def main() -> int:
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--check", action="store_true")
+    parser.add_argument("--shards", type=int, default=0, help="also compare the class as this many shards and a merge")
     args = parser.parse_args()
     kit = Kit(Path(__file__).resolve().parent.parent)
     exercises = kit.exercises() if args.exercise == "all" else [kit.resolve(args.exercise)]
@@ -228,15 +258,20 @@ def main() -> int:
             with TreeMemory() as memory:
                 started = time.perf_counter()
                 [result] = compare_class([exercise], students, jobs=args.jobs)
+                compared = time.perf_counter()
+                write_similarity([result], Path(scratch) / "whole")
                 seconds = time.perf_counter() - started
             own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
             print(f"{exercise.id}: {args.students} students ({args.kind}), {result.pairs_compared} pairs, "
                   f"{len(result.table)} sharing code, {len(result.flagged)} flagged, {len(result.left_out)} left out: "
-                  f"{seconds:.2f} s on {args.jobs} jobs ({seconds / max(args.students, 1) * 1000:.1f} ms a student); "
-                  f"peak memory {memory.peak / 2**20:.0f} MiB (this process and its workers; {before / 2**20:.0f} "
-                  f"MiB before), this process's own peak {own:.0f} MiB", flush=True)
+                  f"{seconds:.2f} s on {args.jobs} jobs, similar.csv and similarity.json written "
+                  f"({compared - started:.2f} s to compare, {seconds / max(args.students, 1) * 1000:.1f} ms a "
+                  f"student); peak memory {memory.peak / 2**20:.0f} MiB (this process and its workers; "
+                  f"{before / 2**20:.0f} MiB before), this process's own peak {own:.0f} MiB", flush=True)
             if args.check:
                 wrong += _check(exercise, folder, result)
+            if args.shards:
+                wrong += _shards(exercise, students, result.threshold, args, Path(scratch), seconds)
     return 1 if wrong else 0
 
 

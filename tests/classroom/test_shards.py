@@ -151,7 +151,12 @@ def test_the_merge_keeps_the_class_order_which_is_the_folders_not_the_names(tmp_
     """`ann-2/` lists before `ann.py` in the class folder, but `ann` sorts before `ann-2`: which of a pair comes
     first (whose share is a_in_b) follows the folder, in the merge as in one batch."""
     from grader.classroom import find_students
-    from grader.classroom.similarity import compare_class, merge_comparisons, modules_keeper, write_similarity
+    from grader.classroom.similarity import (
+        compare_class,
+        merge_comparisons,
+        modules_keeper,
+        write_similarity,
+    )
     from tests.classroom.test_similarity import EX04, REFERENCE, SOLUTIONS, disguised
 
     folder = tmp_path / "class"
