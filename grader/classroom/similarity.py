@@ -509,18 +509,20 @@ def _overlaps(prints: list[_Print]) -> tuple[np.ndarray, np.ndarray, np.ndarray,
         segment_start, segment_end = starts[first], starts[np.append(first[1:] - 1, len(starts) - 1)]
         count = holders_count[entries[first]]
         total = int(count.sum())
-        take = np.repeat(holders_start[entries[first]] - (np.cumsum(count) - count), count) + np.arange(total)
-        other = holders[take]
-        segment_start, segment_end = np.repeat(segment_start, count), np.repeat(segment_end, count)
+        # Each (segment, classmate who holds it), the classmates' own segments in order once sorted by classmate.
+        other = holders[np.repeat(holders_start[entries[first]] - (np.cumsum(count) - count), count)
+                        + np.arange(total)]
+        segment = np.repeat(np.arange(len(first), dtype=np.int32), count)
         keep = other != student
-        other, segment_start, segment_end = other[keep], segment_start[keep], segment_end[keep]
-        order = np.argsort(other, kind="stable")  # by classmate, each one's segments still in order
-        other, segment_start, segment_end = other[order], segment_start[order], segment_end[order]
+        other, segment = other[keep], segment[keep]
+        order = np.argsort(other, kind="stable")
+        other, segment = other[order], segment[order]
         # Tokens covered: a segment's runs cover its length and then up to the next segment's start, at most a run.
-        reach = np.full(len(other), NOISE_TOKENS, dtype=np.int64)
-        same = other[1:] == other[:-1]
-        reach[:-1][same] = np.minimum(segment_start[1:][same] - segment_end[:-1][same], NOISE_TOKENS)
-        covered = np.bincount(other, weights=segment_end - segment_start + reach, minlength=students)
+        gap = np.full(len(other), NOISE_TOKENS, dtype=np.int64)
+        gap[:-1] = segment_start[segment[1:]] - segment_end[segment[:-1]]
+        gap[:-1][other[1:] != other[:-1]] = NOISE_TOKENS
+        covered = np.bincount(other, weights=(segment_end - segment_start)[segment] + np.minimum(gap, NOISE_TOKENS),
+                              minlength=students)
         holders_of = np.flatnonzero(covered)
         rows.append(np.full(len(holders_of), student, dtype=np.int64))
         columns.append(holders_of)
@@ -806,7 +808,7 @@ def keep_modules(out: Path, modules: ExerciseModules, class_order: Mapping[str, 
               "noise_tokens": NOISE_TOKENS, "tokenizer": _tokenizer(), "stub": modules.stub, "students": students}
     path = ClassFolder(out).compared_modules(modules.exercise)
     path.parent.mkdir(parents=True, exist_ok=True)
-    write_bytes_atomically(path, gzip.compress(json.dumps(record).encode("utf-8"), compresslevel=5))
+    write_bytes_atomically(path, gzip.compress(json.dumps(record).encode("utf-8"), compresslevel=1))
 
 
 def modules_keeper(out: Path, class_names: list[str], threshold: float) -> Callable[[ExerciseModules], None]:
@@ -846,11 +848,14 @@ def _read_kept(path: Path) -> dict:
                 except ValueError:
                     raise _Malformed(f"unknown reason {entry['left_out']!r} for leaving a student out") from None
                 continue
-            offsets = _field(entry, "offsets", list)
-            if len(offsets) % 2 or not all(isinstance(n, int) and not isinstance(n, bool) for n in offsets):
+            try:
+                offsets = np.array(_field(entry, "offsets", list))
+            except ValueError:  # lists within it, of different lengths
+                offsets = np.array(None)
+            if offsets.ndim != 1 or len(offsets) % 2 or (len(offsets) and offsets.dtype.kind != "i"):
                 raise _Malformed("offsets must be pairs of whole numbers")
             modules[name] = Tokens(_field(entry, "text", str), _field(entry, "filtered", str),
-                                   np.array(offsets, dtype=np.int64).reshape(-1, 2))
+                                   offsets.astype(np.int64).reshape(-1, 2))
     except _Malformed as exc:
         raise KitError(f"{path}: not the compared modules of a grade batch shard: {exc}") from None
     return {**data, "modules": modules, "places": places}

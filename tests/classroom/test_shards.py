@@ -208,6 +208,10 @@ def _kept(shard) -> tuple:
     (lambda shard: _kept(shard)[0].write_bytes(gzip.compress(json.dumps(
         {**_kept(shard)[1], "students": _kept(shard)[1]["students"][1:]}).encode())),
      "{kept}: not the compared modules of ex01 for the shard's students"),
+    (lambda shard: _kept(shard)[0].write_bytes(gzip.compress(json.dumps(
+        {**_kept(shard)[1], "students": [{**entry, "offsets": [0, 0.5]} if "offsets" in entry else entry
+                                         for entry in _kept(shard)[1]["students"]]}).encode())),
+     "{kept}: not the compared modules of a grade batch shard: offsets must be pairs of whole numbers"),
 ])
 def test_shards_whose_comparisons_do_not_fit_are_refused_in_one_line(toy_kit_module, graded, tmp_path, change, words):
     shards = _shards_copied(graded, tmp_path)
