@@ -153,6 +153,7 @@ def test_the_merge_keeps_the_class_order_which_is_the_folders_not_the_names(tmp_
     from grader.classroom import find_students
     from grader.classroom.similarity import (
         compare_class,
+        forget_similarity,
         merge_comparisons,
         modules_keeper,
         write_similarity,
@@ -184,6 +185,9 @@ def test_the_merge_keeps_the_class_order_which_is_the_folders_not_the_names(tmp_
         assert (tmp_path / "merged" / name).read_bytes() == (tmp_path / "whole" / name).read_bytes(), name
     [row] = [row for row in _similar(tmp_path / "whole") if {"ann", "ann-2"} == set(row[:2])]
     assert row[:2] == ["ann-2", "ann"] and float(row[3]) < float(row[4]) == 1.0
+    # A shard graded again with --no-similarity keeps no modules a later merge could take for this run's.
+    forget_similarity(shards[0][0])
+    assert not (shards[0][0] / "compared-modules").exists() and not (shards[0][0] / "similar.csv").exists()
 
 
 def _shards_copied(graded, tmp_path) -> list:
