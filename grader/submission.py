@@ -139,7 +139,7 @@ def _unpack_zip(handle: IO[bytes], shown: str, module: str, target: Path) -> str
     members before any is read; return the name of the file found, the module's or the notebook's."""
     directory = zip_directory(handle)
     if directory is None:
-        raise SubmissionProblem(f"{shown} is not a readable zip file: it has no end of central directory")
+        raise SubmissionProblem(f"{shown} is not a readable zip file: File is not a zip file")  # zipfile's own words
     members, directory_bytes = directory
     if members > MAX_FILES:
         raise SubmissionProblem(f"{shown} holds {members:,} files; a submission may hold at most {MAX_FILES:,}")
