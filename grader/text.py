@@ -31,13 +31,19 @@ def write_text_atomically(path, text: str) -> None:
 
 def write_bytes_atomically(path, data: bytes) -> None:
     """Write `data` at `path` whole or not at all, as write_text_atomically does."""
+    write_parts_atomically(path, [data])
+
+
+def write_parts_atomically(path, parts) -> None:
+    """Write the byte strings of the iterable `parts` at `path`, as they come, whole or not at all."""
     import os  # here, not at the top: the worker loads this file and never writes one
     import tempfile
 
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(handle, "wb") as file:
-            file.write(data)
+            for part in parts:
+                file.write(part)
         os.replace(temporary, path)
     except BaseException:
         if os.path.exists(temporary):

@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 import zipfile
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -44,10 +45,17 @@ def _folder_of_files(place: Path, count: int) -> Path:
     return place
 
 
+def _laid_out_at_the_limit_refused_past_it(tmp_path: Path, make: Callable[[Path, int], Path], limit: int,
+                                           words: str) -> None:
+    """What `make` builds at `limit` is laid out; what it builds one past is refused, its problem matching `words`."""
+    prepare_submission(make(tmp_path / "at", limit), "toy.py", tmp_path / "at-out")
+    with pytest.raises(SubmissionProblem, match=words):
+        prepare_submission(make(tmp_path / "past", limit + 1), "toy.py", tmp_path / "past-out")
+
+
 def test_a_folder_of_max_files_is_laid_out_and_one_more_is_refused(tmp_path):
-    prepare_submission(_folder_of_files(tmp_path / "at", MAX_FILES), "toy.py", tmp_path / "at-out")
-    with pytest.raises(SubmissionProblem, match=f"^the submission folder holds more than {MAX_FILES} files$"):
-        prepare_submission(_folder_of_files(tmp_path / "past", MAX_FILES + 1), "toy.py", tmp_path / "past-out")
+    _laid_out_at_the_limit_refused_past_it(tmp_path, _folder_of_files, MAX_FILES,
+                                           f"^the submission folder holds more than {MAX_FILES} files$")
 
 
 def test_a_zip_of_max_files_is_laid_out_and_one_more_is_refused(tmp_path):
@@ -104,9 +112,8 @@ def _deep_folder(place: Path, depth: int) -> Path:
 
 
 def test_folders_max_depth_deep_are_laid_out_and_one_deeper_is_refused(tmp_path):
-    prepare_submission(_deep_folder(tmp_path / "at", MAX_DEPTH), "toy.py", tmp_path / "at-out")
-    with pytest.raises(SubmissionProblem, match=f"^the submission folder has folders more than {MAX_DEPTH} deep$"):
-        prepare_submission(_deep_folder(tmp_path / "past", MAX_DEPTH + 1), "toy.py", tmp_path / "past-out")
+    _laid_out_at_the_limit_refused_past_it(tmp_path, _deep_folder, MAX_DEPTH,
+                                           f"^the submission folder has folders more than {MAX_DEPTH} deep$")
 
 
 def test_a_zip_member_max_depth_deep_is_laid_out_and_one_deeper_is_refused(tmp_path):

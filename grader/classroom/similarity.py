@@ -43,7 +43,7 @@ from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from functools import cached_property
-from itertools import combinations
+from itertools import chain, combinations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -51,7 +51,7 @@ from grader.catalog import Exercise, KitError
 from grader.classroom.folder import ClassFolder
 from grader.classroom.spreadsheet import safe_cell
 from grader.submission import SubmissionProblem, prepare_submission
-from grader.text import truncate, write_bytes_atomically, write_text_atomically
+from grader.text import truncate, write_bytes_atomically, write_parts_atomically, write_text_atomically
 
 if TYPE_CHECKING:
     import numpy as np
@@ -739,17 +739,7 @@ def section_record(section: SimilaritySection) -> dict:
 
 def _write_lines_atomically(path: Path, header: str, lines: Iterator[str]) -> None:
     """A UTF-8 text file written whole or not at all (as write_text_atomically does), from lines as they come."""
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8", newline="") as file:
-            file.write(header)
-            for part in lines:
-                file.write(part)
-        os.replace(temporary, path)
-    except BaseException:
-        if os.path.exists(temporary):
-            os.unlink(temporary)
-        raise
+    write_parts_atomically(path, (part.encode("utf-8") for part in chain([header], lines)))
 
 
 def write_similarity(results: list[ExerciseSimilarity], out: Path) -> None:
