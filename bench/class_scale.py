@@ -127,13 +127,8 @@ def make_class(kit: Kit, exercises: list[Exercise], students: int, seed: int, fo
     folder.mkdir(parents=True)
     for index in range(students):
         name = f"student{index:04d}"
-        draw = rng.random()
-        for kind, share in UNUSABLE_SHARES.items():
-            if draw < share:
-                break
-            draw -= share
-        else:
-            kind = "honest"
+        kind = rng.choices([*UNUSABLE_SHARES, "honest"],
+                           weights=[*UNUSABLE_SHARES.values(), 1 - sum(UNUSABLE_SHARES.values())])[0]
         if kind == "stub":
             (folder / name).mkdir()
             for exercise in exercises:
