@@ -151,7 +151,7 @@ def _check(exercise: Exercise, folder: Path, result) -> int:
     wrong += sum(bool(pair.first_in_second or pair.second_in_first or pair.first_spans or pair.flagged)
                  for pair in every if not pair.shared_tokens)
     flagged = {(pair.first, pair.second) for pair in every if pair.flagged}
-    same_flags = flagged == {(pair.first, pair.second) for pair in result.flagged}
+    same_flags = flagged == {(pair.first, pair.second) for pair in result.pairs if pair.flagged}
     print(f"  check: {len(every)} pairs compared one by one, {len(sharing)} share code, {len(flagged)} flagged; "
           f"flagged pairs {'the same' if same_flags else 'DIFFERENT'}, {wrong} pairs differ")
     return wrong + (not same_flags)
@@ -263,7 +263,7 @@ def main() -> int:
                 seconds = time.perf_counter() - started
             own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
             print(f"{exercise.id}: {args.students} students ({args.kind}), {result.pairs_compared} pairs, "
-                  f"{len(result.table)} sharing code, {len(result.flagged)} flagged, {len(result.left_out)} left out: "
+                  f"{len(result.table)} sharing code, {result.flagged_count} flagged, {len(result.left_out)} left out: "
                   f"{seconds:.2f} s on {args.jobs} jobs, similar.csv and similarity.json written "
                   f"({compared - started:.2f} s to compare, {seconds / max(args.students, 1) * 1000:.1f} ms a "
                   f"student); peak memory {memory.peak / 2**20:.0f} MiB (this process and its workers; "

@@ -80,8 +80,14 @@ MIN_SHARED_TOKENS = 100
 # tokenising megabytes (a submission may be 16 MiB) would hold the whole batch up. The page names it.
 MAX_MODULE_CHARS = 256 * 1024
 # The page shows the code of at most this many flagged pairs per exercise, the most similar first:
-# each view holds two whole modules. similar.csv and the page's list still hold every flagged pair.
+# each view holds two whole modules. The page's list goes on past them, without code.
 SIDE_BY_SIDE_PAIRS = 40
+# The page (and similarity.json, which it is drawn from) lists at most this many flagged pairs per
+# exercise, the most similar first, and says how many more there are. A class handing in a few
+# programs in disguise flags nearly every pair, a million or more at 2,000 students: listed in full,
+# the page and the record run to hundreds of megabytes and gigabytes of memory, and no one reads the
+# millionth pair. similar.csv holds every pair that shares code, with its flag.
+LISTED_PAIRS = 1000
 # Below this many modules to read, one process reads and tokenises them all: starting processes
 # costs more than it saves on a small class. Above it, each process takes a batch of CHUNK_MODULES.
 PROCESSES_FROM = 64
@@ -147,9 +153,11 @@ class SimilaritySection:
     pairs_compared: int
     left_out: tuple[tuple[str, LeftOut], ...]
     flagged: tuple[SimilarPair, ...]
-    """Every flagged pair, most similar first."""
+    """The first LISTED_PAIRS flagged pairs, most similar first."""
     code: tuple[tuple[str, str], ...]
     """(student, module text) of each student in the first SIDE_BY_SIDE_PAIRS flagged pairs."""
+    flagged_count: int
+    """How many pairs are flagged in all, listed or not."""
 
     def code_of(self, student: str) -> str | None:
         """A student's module as compared, when the page shows it."""
@@ -185,7 +193,8 @@ class ExerciseSimilarity:
     """The students compared (every student not left out), in the class's order."""
     table: PairTable = field(repr=False, compare=False)
     flagged: tuple[SimilarPair, ...]
-    """The pairs at or above the threshold, most similar first, with where the shared code lies."""
+    """The first LISTED_PAIRS of the pairs at or above the threshold, most similar first, with where the shared code
+    lies (see SimilaritySection.code); `flagged_count` counts them all."""
     texts: dict[str, str] = field(repr=False, compare=False)
     """The module text of each student whose code the page shows: those in the first SIDE_BY_SIDE_PAIRS flagged
     pairs."""
@@ -194,6 +203,11 @@ class ExerciseSimilarity:
     def pairs_compared(self) -> int:
         """Every pair of compared students: those that share no code beyond the stub were compared by the index."""
         return len(self.compared) * (len(self.compared) - 1) // 2
+
+    @property
+    def flagged_count(self) -> int:
+        """How many pairs are at or above the threshold, listed in `flagged` or not."""
+        return int(self.table.flagged.sum())
 
     @cached_property
     def pairs(self) -> tuple[SimilarPair, ...]:
@@ -205,8 +219,9 @@ class ExerciseSimilarity:
                 table.first.tolist(), table.second.tolist(), table.first_in_second.tolist(),
                 table.second_in_first.tolist(), table.shared_tokens.tolist(), table.flagged.tolist()):
             key = (names[first], names[second])
-            pairs.append(spans[key] if flagged else SimilarPair(self.exercise, *key, first_in_second, second_in_first,
-                                                                 shared, False))
+            # A flagged pair past the listed ones has no spans: its code is not shown.
+            pairs.append(spans.get(key) or SimilarPair(self.exercise, *key, first_in_second, second_in_first, shared,
+                                                       flagged))
         return tuple(pairs)
 
     def section(self) -> SimilaritySection:
@@ -215,7 +230,8 @@ class ExerciseSimilarity:
         return SimilaritySection(exercise=self.exercise, threshold=self.threshold, min_shared_tokens=MIN_SHARED_TOKENS,
                                  compared=len(self.compared), pairs_compared=self.pairs_compared,
                                  left_out=self.left_out, flagged=self.flagged,
-                                 code=tuple((name, self.texts[name]) for name in self.students if name in shown))
+                                 code=tuple((name, self.texts[name]) for name in self.students if name in shown),
+                                 flagged_count=self.flagged_count)
 
 
 def check_threshold(threshold: float) -> float:
@@ -594,7 +610,7 @@ def compare_modules(modules: ExerciseModules, threshold: float = DEFAULT_THRESHO
     shown = set(table.first[flagged_at[:SIDE_BY_SIDE_PAIRS]].tolist() + table.second[flagged_at[:SIDE_BY_SIDE_PAIRS]]
                 .tolist())
     pairs = []
-    for index in flagged_at.tolist():
+    for index in flagged_at[:LISTED_PAIRS].tolist():
         mine, theirs = int(table.first[index]), int(table.second[index])
         marked = mine in shown and theirs in shown
         pairs.append(SimilarPair(
@@ -734,7 +750,8 @@ def section_record(section: SimilaritySection) -> dict:
             "min_shared_tokens": section.min_shared_tokens, "compared": section.compared,
             "pairs_compared": section.pairs_compared,
             "left_out": [{"student": name, "why": str(why)} for name, why in section.left_out],
-            "flagged": [_pair_record(pair) for pair in section.flagged], "code": dict(section.code)}
+            "flagged": [_pair_record(pair) for pair in section.flagged], "flagged_count": section.flagged_count,
+            "code": dict(section.code)}
 
 
 def _write_lines_atomically(path: Path, header: str, lines: Iterator[str]) -> None:
@@ -914,6 +931,16 @@ def _read_spans(value, text_length: int | None) -> tuple[tuple[int, int], ...]:
     return spans
 
 
+def _flagged_count(data: dict, listed: int) -> int:
+    """How many pairs a section flags in all: a record written before the list was cut lists every one."""
+    if "flagged_count" not in data:
+        return listed
+    count = _field(data, "flagged_count", int)
+    if count < listed:
+        raise _Malformed(f"field 'flagged_count' is {count}, fewer than the {listed} pairs listed")
+    return count
+
+
 def _read_section(data: dict) -> SimilaritySection:
     """One exercise's section of similarity.json, every field checked."""
     exercise = _field(data, "exercise", str)
@@ -937,7 +964,8 @@ def _read_section(data: dict) -> SimilaritySection:
     return SimilaritySection(exercise=exercise, threshold=float(_field(data, "threshold", int, float)),
                              min_shared_tokens=_field(data, "min_shared_tokens", int),
                              compared=_field(data, "compared", int), pairs_compared=_field(data, "pairs_compared", int),
-                             left_out=tuple(left_out), flagged=tuple(flagged), code=tuple(code.items()))
+                             left_out=tuple(left_out), flagged=tuple(flagged), code=tuple(code.items()),
+                             flagged_count=_flagged_count(data, len(flagged)))
 
 
 def read_similarity(out: Path) -> dict[str, SimilaritySection]:

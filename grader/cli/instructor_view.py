@@ -66,7 +66,7 @@ def print_batch_summary(console: Console, stats: dict, exercise_count: int, reas
 def print_similarity(console: Console, results: list[ExerciseSimilarity], table: Path) -> None:
     """One line: how many pairs of submissions are similar enough to list, on which exercises, and where all are."""
     pairs = sum(result.pairs_compared for result in results)
-    flagged = [(result.exercise, len(result.flagged)) for result in results if result.flagged]
+    flagged = [(result.exercise, result.flagged_count) for result in results if result.flagged_count]
     threshold = f" at or above {results[0].threshold:g}" if results else ""
     where = f" ({', '.join(f'{exercise}: {count}' for exercise, count in flagged)})" if flagged else ""
     console.print(Text(f"Similar submissions: {sum(count for _, count in flagged)} of {pairs} pairs compared"

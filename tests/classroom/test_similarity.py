@@ -268,7 +268,7 @@ def _section_of_every_pair(folder: Path, every: list, threshold: float) -> simil
     return SimilaritySection(exercise="ex04", threshold=threshold, min_shared_tokens=MIN_SHARED_TOKENS,
                              compared=len(compared), pairs_compared=len(every), left_out=left_out, flagged=flagged,
                              code=tuple((student.name, module_text(student.path, EX04.module)) for student in students
-                                        if student.name in shown))
+                                        if student.name in shown), flagged_count=len(flagged))
 
 
 def as_the_index_keeps(every: list) -> tuple:
@@ -472,6 +472,42 @@ def test_student_names_in_the_section_are_escaped(batch):
     assert len(_shown_pairs(page)) == 3
 
 
+def test_past_the_listed_pairs_the_page_and_record_say_how_many_more_and_similar_csv_has_them_all(
+        batch, tmp_path, monkeypatch):
+    """A class of copies flags nearly every pair: the page and similarity.json list the first LISTED_PAIRS, most
+    similar first, count the rest, and read back the same; similar.csv keeps every flagged pair."""
+    monkeypatch.setattr(similarity, "LISTED_PAIRS", 4)
+    result = compare_exercise(EX04, find_students(_mixed_class(tmp_path / "class")), 0.3)
+    every_flagged = [pair for pair in result.pairs if pair.flagged]
+    assert result.flagged_count == len(every_flagged) >= 10
+    assert result.flagged == tuple(every_flagged[:4])
+    out = tmp_path / "marks"
+    similarity.write_similarity([result], out)
+    section = read_similarity(out)["ex04"]
+    assert section == result.section() and section.flagged_count == len(every_flagged)
+    assert len(json.loads((out / "similarity.json").read_text())["exercises"][0]["flagged"]) == 4
+    rows = list(csv.DictReader((out / "similar.csv").open(newline="")))
+    assert [(row["student_a"], row["student_b"]) for row in rows if row["flagged"] == "yes"] == \
+        [(pair.first, pair.second) for pair in every_flagged]
+    report = json.loads((batch[1] / "students" / "alice" / "ex04.json").read_text())
+    page = render_page(analyse_class(similarity_attempts(report)), {"ex04": section})
+    assert [pair[:2] for pair in _shown_pairs(page)] == [(pair.first, pair.second) for pair in every_flagged[:4]]
+    assert f"The page lists the 4 most similar of the {len(every_flagged)} flagged pairs" in " ".join(page.split())
+    # With room for every flagged pair, the page lists them all and has no such line.
+    monkeypatch.setattr(similarity, "LISTED_PAIRS", len(every_flagged))
+    whole = compare_exercise(EX04, find_students(tmp_path / "class"), 0.3).section()
+    page = render_page(analyse_class(similarity_attempts(report)), {"ex04": whole})
+    assert len(_shown_pairs(page)) == len(every_flagged) and 'data-similarity="more-flagged"' not in page
+
+
+def test_a_record_written_before_the_list_was_cut_counts_the_pairs_it_lists(batch, tmp_path):
+    _, out = batch
+    record = json.loads((out / "similarity.json").read_text())
+    del record["exercises"][0]["flagged_count"]
+    (tmp_path / "similarity.json").write_text(json.dumps(record))
+    assert read_similarity(tmp_path)["ex04"] == read_similarity(out)["ex04"]
+
+
 def test_past_the_side_by_side_limit_a_pair_is_listed_without_its_code(batch, monkeypatch):
     folder, out = batch
     monkeypatch.setattr(similarity, "SIDE_BY_SIDE_PAIRS", 1)
@@ -526,6 +562,10 @@ def test_the_help_gives_the_default_threshold(capsys):
      "a span runs past the end of its module"),
     (lambda record: json.dumps({**record, "exercises": [{**record["exercises"][0], "compared": "six"}]}),
      "field 'compared' must be int, got 'six'"),
+    (lambda record: json.dumps({**record, "exercises": [{**record["exercises"][0], "flagged_count": 2}]}),
+     "field 'flagged_count' is 2, fewer than the 3 pairs listed"),
+    (lambda record: json.dumps({**record, "exercises": [{**record["exercises"][0], "flagged_count": "3"}]}),
+     "field 'flagged_count' must be int, got '3'"),
 ])
 def test_a_malformed_similarity_record_is_refused_in_one_line(batch, tmp_path, change, words):
     _, out = batch
