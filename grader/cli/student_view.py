@@ -90,6 +90,13 @@ def crash_in_words(failure: dict, sandbox: dict) -> str:
     return f"{process} crashed during {during}: " + (f"killed by {name}" if name else "it stopped answering")
 
 
+def whole_seconds_in_words(seconds: int) -> str:
+    """A count of whole seconds as a person says it: a wait rounded down to 0 s was still a wait."""
+    if seconds < 1:
+        return "less than a second"
+    return "1 second" if seconds == 1 else f"{seconds} seconds"
+
+
 def timeout_in_words(failure: dict) -> str:
     """A timed-out check's failure, saying which time limit it ran into."""
     limit = f"{failure['limit_s']:g}"
@@ -252,7 +259,8 @@ def print_report(console: Console, report: dict, where: list[str], withheld: dic
                                  f"bold {colour}"), "  ", (f"seed {report['seed']}", "dim")))
     cpu = report["environment"]["sandbox"].get("cpu") or {}
     if cpu.get("contended"):
-        print_wrapped(console, Text(f"This grade waited {cpu['waited_s']} s for a CPU while the machine was busy, so "
+        waited = whole_seconds_in_words(cpu["waited_s"])
+        print_wrapped(console, Text(f"This grade waited {waited} for a CPU while the machine was busy, so "
                                     "a timeout may say more about the machine than about your code. Grade again "
                                     "when it is quieter.", style="yellow"))
     if withheld:

@@ -158,7 +158,13 @@ def test_a_grade_that_waited_for_a_cpu_says_so_and_one_that_did_not_is_silent():
     assert "waited" not in render(display.print_report, report, [])
     report["environment"]["sandbox"]["cpu"] = {"contended": True, "waited_s": 3}
     shown = render(display.print_report, report, [])
-    assert "This grade waited 3 s for a CPU" in " ".join(shown.split())
+    assert "This grade waited 3 seconds for a CPU" in " ".join(shown.split())
+    # Contention starts at half a second of waiting, which the report's whole seconds round down to 0.
+    report["environment"]["sandbox"]["cpu"] = {"contended": True, "waited_s": 0}
+    shown = " ".join(render(display.print_report, report, []).split())
+    assert "This grade waited less than a second for a CPU" in shown and "0 s" not in shown
+    report["environment"]["sandbox"]["cpu"] = {"contended": True, "waited_s": 1}
+    assert "This grade waited 1 second for a CPU" in " ".join(render(display.print_report, report, []).split())
     assert "2 graded (1 new, 1 again alone after CPU contention)" in instructor_view.regraded_words(
         {Regraded.NEW: 1, Regraded.CONTENTION: 1})
 
