@@ -42,7 +42,7 @@ from grader.grading.check_list import (
 from grader.grading.check_source import CheckSources
 from grader.grading.replay import RecordedCall, write_calls
 from grader.grading.proxy import Feedback, StudentProxy
-from grader.grading.wording import check_message, explanation
+from grader.grading.wording import check_message, explanation, raised_words
 from grader.outcomes import Outcome
 from grader.report import cap
 from grader.run_contract import (
@@ -390,7 +390,7 @@ class GradingSession:
             words = explanation(call.excinfo.exconly()) if public else f"the check could not {stage}"
         elif isinstance(exc, pytest.fail.Exception):
             # A message the check's author wrote for the student; safe to show even when hidden.
-            failure, words = Failure(FailureKind.ASSERTION), str(exc)
+            failure, words = Failure(FailureKind.ASSERTION), "\n".join(map(raised_words, str(exc).splitlines()))
         elif isinstance(exc, StudentRaised):
             failure = exc.student.failure(exc.student.call)
             words = failure.words(public)

@@ -6,6 +6,9 @@ import re
 
 # pytest's introspection of `student.NAME(...)` ends in "where student.NAME = student.NAME": it says nothing.
 _SELF_EVIDENT = re.compile(r"^\s*\+\s+where (.+) = \1$")
+# pytest.raises names the class it expected by its repr since pytest 9 ("DID NOT RAISE <class
+# 'ValueError'>"), and by its name before: a message says the name whichever pytest is installed.
+_CLASS_REPR = re.compile(r"<class '(?:builtins\.)?([\w.]+)'>")
 
 
 def is_rerun_advice(line: str) -> bool:
@@ -17,8 +20,13 @@ def is_rerun_advice(line: str) -> bool:
 def explanation(exception_only: str) -> str:
     """pytest's one-exception summary, without its advice to rerun with -v (students cannot) and without
     lines that say a name is itself."""
-    lines = exception_only.splitlines()
+    lines = [raised_words(line) for line in exception_only.splitlines()]
     return "\n".join(line for line in lines if not is_rerun_advice(line) and not _SELF_EVIDENT.match(line)).rstrip()
+
+
+def raised_words(line: str) -> str:
+    """A "DID NOT RAISE" line with each class named as a student writes it: ValueError, not <class 'ValueError'>."""
+    return _CLASS_REPR.sub(r"\1", line) if "DID NOT RAISE" in line else line
 
 
 def check_message(words: str | None, *, public: bool, hint: str | None, notes: list[str]) -> str | None:

@@ -13,7 +13,7 @@ from grader.grading.check_list import (
     describe,
     resolve_requirements,
 )
-from grader.grading.wording import check_message, explanation
+from grader.grading.wording import check_message, explanation, raised_words
 
 
 def item(nodeid: str, *, doc=None, case=None, **markers) -> CheckItem:
@@ -103,3 +103,13 @@ def test_an_explanation_names_the_students_function_once():
                     "  Use -v to get more diff")
     assert explanation(pytest_words) == ("AssertionError: assert 9 == 5\n"
                                          " +  where 9 = student.minimax([3, [5, [1, 8]]])")
+
+
+@pytest.mark.parametrize("pytest_words, words", [
+    ("DID NOT RAISE <class 'ValueError'>", "DID NOT RAISE ValueError"),  # pytest 9
+    ("DID NOT RAISE ValueError", "DID NOT RAISE ValueError"),  # pytest 8
+    ("DID NOT RAISE any of (<class 'ValueError'>, <class 'TypeError'>)", "DID NOT RAISE any of (ValueError, TypeError)"),
+    ("assert <class 'int'> == 3", "assert <class 'int'> == 3"),  # only what pytest.raises says is reworded
+])
+def test_an_expected_exception_is_named_as_the_student_writes_it_whatever_pytest_says(pytest_words, words):
+    assert raised_words(pytest_words) == explanation(pytest_words) == words
