@@ -44,11 +44,15 @@ REGRADED_WORDS = {
 
 
 def regraded_words(reasons: Mapping[Regraded, int]) -> str:
-    """"3 reused (nothing changed), 2 graded (1 new, 1 checks changed)" from counts per reason."""
+    """"3 reused (nothing changed), 2 graded (1 new, 1 checks changed)" from counts per reason; a side with
+    none is left out ("4 graded (4 new)"), and "nothing graded" when there were none at all."""
     reused = reasons.get(Regraded.REUSED, 0)
     graded = {reason: count for reason, count in reasons.items() if reason is not Regraded.REUSED and count}
     why = ", ".join(f"{graded[reason]} {words}" for reason, words in REGRADED_WORDS.items() if reason in graded)
-    return f"{reused} reused (nothing changed), {sum(graded.values())} graded" + (f" ({why})" if why else "")
+    parts = [f"{reused} reused (nothing changed)"] if reused else []
+    if graded:
+        parts.append(f"{sum(graded.values())} graded ({why})")
+    return ", ".join(parts) or "nothing graded"
 
 
 def print_batch_summary(console: Console, stats: dict, exercise_count: int, reasons: Mapping[Regraded, int],
@@ -57,10 +61,12 @@ def print_batch_summary(console: Console, stats: dict, exercise_count: int, reas
     console.print(Text(f"Graded {stats['students']} students on {exercise_count} exercise(s): "
                        f"{regraded_words(reasons)}. Gradebook: {gradebook}"))
     if stats["students"]:
+        counted = [f"{stats['full_marks']} with full marks" if stats["full_marks"] else "none with full marks"]
+        if stats["errors"]:
+            counted.append(f"{stats['errors']} with a submission that did not run")
         console.print(Text(f"  totals out of {stats['possible']:g}: mean {stats['mean']:.1f}, median "
                            f"{stats['median']:g}, lowest {stats['lowest']:g}, highest {stats['highest']:g}; "
-                           f"{stats['full_marks']} with full marks, {stats['errors']} with a submission "
-                           "that did not run"))
+                           + ", ".join(counted)))
 
 
 def print_similarity(console: Console, results: list[ExerciseSimilarity], table: Path) -> None:
@@ -69,7 +75,8 @@ def print_similarity(console: Console, results: list[ExerciseSimilarity], table:
     flagged = [(result.exercise, result.flagged_count) for result in results if result.flagged_count]
     threshold = f" at or above {results[0].threshold:g}" if results else ""
     where = f" ({', '.join(f'{exercise}: {count}' for exercise, count in flagged)})" if flagged else ""
-    console.print(Text(f"Similar submissions: {sum(count for _, count in flagged)} of {pairs} pairs compared"
+    count = sum(count for _, count in flagged)
+    console.print(Text(f"Similar submissions: {count or 'none'} of {pairs} pairs compared"
                        f"{threshold}{where}. Every pair: {table}"))
 
 

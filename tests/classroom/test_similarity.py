@@ -426,8 +426,8 @@ def test_a_class_with_no_flagged_pair_says_so(batch, tmp_path):
     result = run_grade("batch", str(fewer), "--exercise", "ex04", "--jobs", "2", "--out", str(copy),
                        "--similarity-threshold", "0.5", cwd=REPO)
     assert result.returncode == 0, result.stderr
-    assert "4 reused (nothing changed), 0 graded" in result.stdout  # comparing grades nothing again
-    assert "Similar submissions: 0 of 1 pairs compared at or above 0.5." in " ".join(result.stdout.split())
+    assert "4 reused (nothing changed)" in result.stdout  # comparing grades nothing again
+    assert "Similar submissions: none of 1 pairs compared at or above 0.5." in " ".join(result.stdout.split())
     page = (copy / "report.html").read_text()
     assert _shown_pairs(page) == [] and 'data-similarity="none-flagged"' in page
     assert "No pair of submissions is similar enough to list." in page and "at least\n    50% of one" in page

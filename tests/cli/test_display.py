@@ -169,6 +169,16 @@ def test_a_grade_that_waited_for_a_cpu_says_so_and_one_that_did_not_is_silent():
         {Regraded.NEW: 1, Regraded.CONTENTION: 1})
 
 
+@pytest.mark.parametrize("reasons, words", [
+    ({Regraded.NEW: 4}, "4 graded (4 new)"),  # nothing reused: no "0 reused (nothing changed)"
+    ({Regraded.REUSED: 4}, "4 reused (nothing changed)"),  # nothing graded: no "0 graded"
+    ({Regraded.REUSED: 3, Regraded.SUBMISSION: 1}, "3 reused (nothing changed), 1 graded (1 submission changed)"),
+    ({}, "nothing graded"),
+])
+def test_a_batch_names_only_what_it_reused_or_graded(reasons, words):
+    assert instructor_view.regraded_words(reasons) == words
+
+
 def test_a_diagnosis_is_shown_under_the_failed_checks_with_the_checks_it_matched():
     report = golden_report("partial_solution")
     shown = render(display.print_report, report, [])
@@ -206,3 +216,16 @@ print(json.dumps(sorted(set(sys.modules) - before)))
 """
     done = subprocess.run([sys.executable, "-c", script], cwd=REPO, capture_output=True, text=True, check=True)
     assert json.loads(done.stdout) == []
+
+
+def test_a_batchs_totals_and_similarity_say_none_rather_than_count_nothing(tmp_path):
+    stats = {"students": 3, "possible": 8, "mean": 4.0, "median": 4, "lowest": 2, "highest": 6, "full_marks": 0,
+             "errors": 0}
+    shown = " ".join(render(instructor_view.print_batch_summary, stats, 1, {Regraded.NEW: 3},
+                            tmp_path / "grades.csv").split())
+    assert "highest 6; none with full marks" in shown and "did not run" not in shown
+    shown = " ".join(render(instructor_view.print_batch_summary, {**stats, "full_marks": 1, "errors": 2}, 1,
+                            {Regraded.NEW: 3}, tmp_path / "grades.csv").split())
+    assert "highest 6; 1 with full marks, 2 with a submission that did not run" in shown
+    shown = " ".join(render(instructor_view.print_similarity, [], tmp_path / "similar.csv").split())
+    assert shown.startswith("Similar submissions: none of 0 pairs compared.")
