@@ -62,6 +62,9 @@ def _pytest_arguments(files: RunFiles, kit: Kit, exercise: Exercise, check_files
         # Default assertion verbosity: -v would make pytest diff long lists with difflib, which can
         # take longer than a check's budget on the big inputs some checks compare.
         "-q", "--no-header", "-p", "no:warnings",
+        # No tracebacks: the plugin words every failure itself, and pytest's own long traceback of a
+        # failed check (each frame's source parsed anew) costs a failing grade more than its checks.
+        "--tb=no",
         *(str(path) for path in check_files),
     ]
 

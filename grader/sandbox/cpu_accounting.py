@@ -10,6 +10,7 @@ ran under contention: its timeouts measured the machine, not the student's code.
 from __future__ import annotations
 
 import os
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -45,10 +46,13 @@ class CpuAccount:
 
     def __init__(self):
         self.total = CpuTime()
+        # A throwaway's workers close on a thread of their own (Sandbox.throwaway), beside the main one's.
+        self._adding = threading.Lock()
 
     def add(self, used: CpuTime) -> None:
         """Count one worker's time."""
-        self.total += used
+        with self._adding:
+            self.total += used
 
 
 def _thread_files(pid: int | str, name: str) -> list[Path]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -97,6 +98,9 @@ class Sandbox:
         # What this sandbox's workers ran and waited for a CPU, counted as each one closes.
         self.cpu = CpuAccount()
         self._spare: SandboxWorker | None = None
+        # The next throwaway sandbox's worker, started as the last one opened (see throwaway).
+        self._throwaway_spare: SandboxWorker | None = None
+        self._closing: list[threading.Thread] = []
 
     @functools.cached_property
     def line_count(self) -> int:
@@ -243,11 +247,27 @@ class Sandbox:
         """
         probe = Sandbox(self.settings, self.live_workers)
         probe.cpu_seconds = self.cpu_seconds
+        probe.cpu = self.cpu  # what feedback's calls ran and waited is part of the grade's
+        # Feedback seldom comes alone: a failed check traces one call and then probes, and the next
+        # check to fail does the same. So the next throwaway's worker starts its interpreter now, on
+        # another CPU while this one works, and waits for its go as a boot()ed one does; close()
+        # ends it if no throwaway takes it. Only a grade with feedback pays for it.
+        probe._spare = self._throwaway_spare or self._spawn()
+        self._throwaway_spare = self._spawn() if self.import_error is None else None
         try:
             yield probe
         finally:
-            probe.close()
-            self.uids_used |= probe.uids_used
+            self.uids_used |= probe.uids_used  # each noted as its worker started
+            if probe.drop_privileges:
+                # Its workers close (killed by their uid, their leftovers swept) on a thread of their
+                # own while the check goes on: nothing later waits for them but this sandbox's close(),
+                # which joins it. Without a uid of its own a worker is killed with this process's other
+                # children, which a thread could not tell from a worker that another is starting.
+                closing = threading.Thread(target=probe.close, name="throwaway close")
+                closing.start()
+                self._closing.append(closing)
+            else:
+                probe.close()
 
     def trace(self, name: str, args: tuple, kwargs: dict, *, timeout: float, trace: list[int]) -> tuple[Reply, Reply]:
         """Call `name` twice in a fresh worker of its own, traced and then plainly; return both replies."""
@@ -280,8 +300,10 @@ class Sandbox:
         }
 
     def close(self):
-        """Stop the current worker and any started ahead."""
-        for worker in (self._worker, self._spare):
+        """Stop the current worker and any started ahead, and wait for the throwaways' to close."""
+        for worker in (self._worker, self._spare, self._throwaway_spare):
             if worker is not None:
                 worker.close()
-        self._worker = self._spare = None
+        self._worker = self._spare = self._throwaway_spare = None
+        while self._closing:
+            self._closing.pop().join()

@@ -175,7 +175,7 @@ class FakeStudent:
         self.asked = []
 
     @contextlib.contextmanager
-    def probing(self):
+    def probing(self, shown_keys=()):
         def ask(name, *args):
             self.asked.append((name, args))
             try:
@@ -216,6 +216,27 @@ def test_the_smallest_wrong_tree_is_the_first_in_the_order_and_its_picture_fits_
         for root_max in (True, False):
             drawn = SHARED.minimax_picture(case["tree"], dict(case["values"][root_max]), root_max)
             assert all(len(line) <= SHARED.WIDTH for line in drawn.splitlines())
+
+
+def test_a_hidden_checks_smallest_failing_tree_comes_from_the_table_before_any_random_tree():
+    _picture_modules()  # ex03's table, under the name the helpers import it by
+    hidden = _load_module("hidden_random_trees", REPO / "exercises/shared_checks/hidden_random_trees.py")
+
+    def unwritten(tree):
+        raise ValueError("not written yet")
+
+    student = FakeStudent(count_leaves=unwritten)
+    tree, right, answer = hidden.smallest_failing_tree(student, "count_leaves", hidden.leaf_total)
+    assert (tree, right, answer.kind) == ([-1, -1], 2, "raised")
+    assert len(student.asked) == 1  # the table's first list, and no random tree drawn
+
+    def wrong_past_four_leaves(tree):  # right on every tree of the table, which holds up to 4 leaves
+        leaves = hidden.leaf_total(tree)
+        return leaves if leaves <= 4 else leaves + 1
+
+    student = FakeStudent(count_leaves=wrong_past_four_leaves)
+    tree, right, answer = hidden.smallest_failing_tree(student, "count_leaves", hidden.leaf_total)
+    assert (hidden.leaf_total(tree), right, answer.value) == (5, 5, 6)  # hypothesis's, shrunk to five leaves
 
 
 @pytest.mark.parametrize("exercise", ["ex04_alpha_beta", "ex07_move_ordering"])
