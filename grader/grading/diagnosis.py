@@ -22,6 +22,7 @@ from grader.grading.replay import (
     QUICK_PROBE_S,
     RACE_SHARE,
     REFERENCE,
+    ChildOnTheSide,
     RecordedCall,
     in_child,
     load_program,
@@ -139,15 +140,63 @@ def _outlasted(call: RecordedCall, answer: str, limit_s: float | None) -> bool:
 Library = CodeLibrary | MistakeDigests
 
 
+class RunningDiagnosis:
+    """The diagnosis of one grade, made beside its checks: each failed check's calls go to a child as it ends.
+
+    The child (replay.ChildOnTheSide) starts at the first failed check, reads the known mistakes,
+    and replays each check's calls while the next checks run, on a CPU they leave idle; at the end
+    only what is left waits (`finish`). Where no such child can be had, the calls are kept and
+    diagnosed at the end, as `diagnose` does. `library` is called in the child. `settle` ends a
+    check's diagnosis once its first pass has named a mistake (see _matches); without it every
+    mistake is decided, as grade check's proof needs.
+    """
+
+    def __init__(self, library: Callable[[], Library | None], folder: Path, settle: bool = True):
+        self._library = library
+        self._folder = folder
+        self._settle = settle
+        self._child: ChildOnTheSide | None = None
+        self._kept: dict[str, list[RecordedCall]] | None = None
+        """The failed checks' calls, where they wait for the end (no child beside the checks)."""
+
+    def add(self, nodeid: str, calls: list[RecordedCall]) -> None:
+        """A failed check's calls, to diagnose from now on."""
+        if self._child is None and self._kept is None:
+            self._child = ChildOnTheSide.start(lambda checks: _matches(self._library, checks, self._settle),
+                                               self._folder)
+            if self._child is None:
+                self._kept = {}
+        if self._child is not None:
+            self._child.send(nodeid, calls)
+        else:
+            self._kept[nodeid] = calls
+
+    @property
+    def beside(self) -> bool:
+        """Whether the diagnosis is being made beside the checks, by a child of its own."""
+        return self._child is not None
+
+    def finish(self, limit_s: float) -> tuple[DiagnosedMistake, ...]:
+        """The known mistakes the failed checks' calls match, most checks first; whatever is found within
+        `limit_s` from now."""
+        if self._child is not None:
+            found, _ = self._child.collect(limit_s)
+            return _ranked(found)
+        return diagnose(self._library, self._kept, limit_s, self._settle) if self._kept else ()
+
+
 def diagnose(library: Callable[[], Library | None], failed: dict[str, list[RecordedCall]],
              limit_s: float, settle: bool = True) -> tuple[DiagnosedMistake, ...]:
     """The known mistakes the failed checks' calls match, most checks first; whatever is found within `limit_s`.
 
     `library` is called in the child, so that reading the mistakes is part of what the limit bounds.
-    `settle` ends a check's diagnosis once its first pass has named a mistake (see _matches); without
-    it every mistake is decided, as grade check's proof needs.
     """
-    found, _ = in_child(lambda: _matches(library, failed, settle), limit_s)
+    found, _ = in_child(lambda: _matches(library, iter(failed.items()), settle), limit_s)
+    return _ranked(found)
+
+
+def _ranked(found: list[list]) -> tuple[DiagnosedMistake, ...]:
+    """The child's findings, [nodeid, mistake, why], as the diagnosis: the mistakes that explain most first."""
     checks: dict[str, list[str]] = {}
     whys: dict[str, str] = {}
     for nodeid, name, why in (finding for finding in found
@@ -162,8 +211,9 @@ def diagnose(library: Callable[[], Library | None], failed: dict[str, list[Recor
     return tuple(DiagnosedMistake(name, whys[name], tuple(checks[name])) for name in order)
 
 
-def _matches(build: Callable[[], Library | None], failed: dict[str, list[RecordedCall]],
+def _matches(build: Callable[[], Library | None], failed: Iterator[tuple[str, list[RecordedCall]]],
              settle: bool) -> Iterator[list[str]]:
+    """[nodeid, mistake, why] for each match, each check's first pass as its calls come, then the rest."""
     library = build()
     if library is None:
         return
@@ -175,7 +225,7 @@ def _matches(build: Callable[[], Library | None], failed: dict[str, list[Recorde
         # wrong answers, and waiting for it would cost every failing grade the whole deadline. (On a
         # busy machine the first pass leaves more undecided, so only a student's grade settles.)
         pending = []
-        for nodeid, calls in failed.items():
+        for nodeid, calls in failed:
             undecided, named = [], False
             for mistake, decided in library.matches(calls, QUICK_PROBE_S):
                 if decided:

@@ -18,6 +18,7 @@ import time
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -59,6 +60,9 @@ from grader.run_contract import (
 )
 from grader.sandbox import CPU_SLACK, CpuLease, CpuTime, Sandbox, cpu_time, open_sandbox, sandbox_settings
 
+if TYPE_CHECKING:
+    from grader.grading.diagnosis import RunningDiagnosis
+
 MARKERS = {
     "points(n)": "the check is worth n points (default 1); each parametrized case is one check",
     "hint(text)": "shown to the student when this check fails, even when the check is hidden",
@@ -68,11 +72,12 @@ MARKERS = {
 }
 
 GRADING = pytest.StashKey["GradingSession"]()
-# The diagnosis of a failed grade may take this share of the time the grade took so far, and at
-# least the floor: what it finds by then is kept (bench/RESULTS.md: a tenth of a second finds the
-# mistake of every failing grade measured, on a few of its checks at least).
+# Once the checks are over, the diagnosis of a failed grade (made beside them, see RunningDiagnosis)
+# may go on for this share of the time the grade took so far, and at least the floor: what it finds
+# by then is kept. A diagnosis that kept up with the checks ends at once; the floor is for one that
+# a busy machine held back, so that a fast grade does not cut it off after a few of its checks.
 DIAGNOSIS_SHARE = 0.1
-DIAGNOSIS_FLOOR_S = 0.05
+DIAGNOSIS_FLOOR_S = 0.3
 
 
 def pytest_addoption(parser):
@@ -159,6 +164,7 @@ class GradingSession:
         self.cpu_start = CpuTime()
         self.exitstatus: int | None = None
         self.started = time.monotonic()
+        self._diagnosis: RunningDiagnosis | None = None
 
     # -- collection: the list of checks is written before anything runs, so scoring fails closed.
 
@@ -260,18 +266,22 @@ class GradingSession:
         if self.settings.record_calls is not CallRecording.NONE:
             write_calls(self.files.calls, {nodeid: calls for nodeid, calls in self.calls.items()
                                            if self._keeps_calls(self.checks[nodeid])})
-        failed = {nodeid: calls for nodeid, calls in self.calls.items()
-                  if calls and self.feedback.get(nodeid, CheckFeedback(Outcome.PASSED)).outcome != Outcome.PASSED}
-        if failed:
-            # A limit of the runner's (grade check's proof) asks for every mistake decided; a student's
-            # grade gives the diagnosis a share of its time and settles each check at its first name.
+        if self._diagnosis is not None:
             limit = self.settings.diagnosis_limit_s
-            settle = limit is None
             if limit is None:
                 limit = max(DIAGNOSIS_FLOOR_S, DIAGNOSIS_SHARE * (time.monotonic() - self.started))
-            from grader.grading.diagnosis import diagnose  # only a failed grade diagnoses
+            Diagnosis(self._diagnosis.finish(limit)).write(self.files.diagnosis)
 
-            Diagnosis(diagnose(self._library, failed, limit, settle)).write(self.files.diagnosis)
+    def _diagnose(self, nodeid: str) -> None:
+        """Hand a failed check's calls to the diagnosis, which starts with the first of them."""
+        if self._diagnosis is None:
+            from grader.grading.diagnosis import RunningDiagnosis  # only a failed grade diagnoses
+
+            # A limit of the runner's (grade check's proof) asks for every mistake decided; a student's
+            # grade gives the diagnosis a share of its time and settles each check at its first name.
+            self._diagnosis = RunningDiagnosis(self._library, self.files.folder,
+                                               settle=self.settings.diagnosis_limit_s is None)
+        self._diagnosis.add(nodeid, self.calls[nodeid])
 
     def _keeps_calls(self, check: Check) -> bool:
         """Whether the run keeps this check's calls whether it passes or not (settings.record_calls)."""
@@ -344,6 +354,8 @@ class GradingSession:
             ended = self.feedback.get(item.nodeid, CheckFeedback(Outcome.PASSED))
             # A hidden check never shows the student's output: it can echo a hidden input.
             self.feedback[item.nodeid] = replace(ended, output=cap(outputs) if check.public and outputs else None)
+            if ended.outcome != Outcome.PASSED and self.calls.get(item.nodeid):
+                self._diagnose(item.nodeid)
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_json_runtest_metadata(self, item, call):

@@ -10,6 +10,7 @@ that a program that loops, recurses past the stack or prints cannot touch the gr
 from __future__ import annotations
 
 import builtins
+import contextlib
 import copy
 import hashlib
 import importlib.util
@@ -24,6 +25,7 @@ import types
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NoReturn
 
 from grader.failures import FailureKind
 from grader.sandbox import wire
@@ -112,32 +114,6 @@ class RecordedCall:
         text = json.dumps([self.function, _plain(tuple(self.args)), _plain(dict(self.kwargs)), self.observed],
                           separators=(",", ":"))
         return _digest(text)
-
-
-def write_calls(path: Path, calls: dict[str, list[RecordedCall]]) -> None:
-    """Keep checks' recorded calls in a file, a line per call in the wire's exact encoding (tuples stay tuples).
-
-    A line per call, since one message of the wire is bounded and a check's calls together may not be.
-    """
-    with path.open("wb") as out:
-        for nodeid, recorded in calls.items():
-            for call in recorded:
-                line = (nodeid, call.function, call.args, call.kwargs, call.observed, call.answer.kind,
-                        call.answer.value, call.limit_s, call.seconds)
-                out.write(wire.dumps(line)[wire.HEADER.size:] + b"\n")
-
-
-def read_calls(path: Path) -> dict[str, list[RecordedCall]]:
-    """The recorded calls that write_calls kept; none if the run kept none."""
-    if not path.is_file():
-        return {}
-    calls: dict[str, list[RecordedCall]] = {}
-    with path.open("rb") as lines:
-        for line in lines:
-            nodeid, function, args, kwargs, observed, kind, value, limit_s, seconds = wire.loads(line.rstrip(b"\n"))
-            calls.setdefault(nodeid, []).append(
-                RecordedCall(function, tuple(args), dict(kwargs), observed, Answer(kind, value), limit_s, seconds))
-    return calls
 
 
 def _digest(text: str) -> str:
@@ -243,6 +219,131 @@ class replay_room:
                 sys.modules[name] = module
 
 
+def _encoded_calls(nodeid: str, calls: list[RecordedCall]) -> bytes:
+    """A check's calls as lines in the wire's exact encoding (tuples stay tuples): read_calls's format."""
+    return b"".join(wire.dumps((nodeid, call.function, call.args, call.kwargs, call.observed, call.answer.kind,
+                                call.answer.value, call.limit_s, call.seconds))[wire.HEADER.size:] + b"\n"
+                    for call in calls)
+
+
+def _decoded_calls(lines: bytes) -> dict[str, list[RecordedCall]]:
+    calls: dict[str, list[RecordedCall]] = {}
+    for line in lines.splitlines():
+        nodeid, function, args, kwargs, observed, kind, value, limit_s, seconds = wire.loads(line)
+        calls.setdefault(nodeid, []).append(
+            RecordedCall(function, tuple(args), dict(kwargs), observed, Answer(kind, value), limit_s, seconds))
+    return calls
+
+
+def write_calls(path: Path, calls: dict[str, list[RecordedCall]]) -> None:
+    """Keep checks' recorded calls in a file, a line per call in the wire's exact encoding (tuples stay tuples).
+
+    A line per call, since one message of the wire is bounded and a check's calls together may not be.
+    """
+    with path.open("wb") as out:
+        for nodeid, recorded in calls.items():
+            out.write(_encoded_calls(nodeid, recorded))
+
+
+def read_calls(path: Path) -> dict[str, list[RecordedCall]]:
+    """The recorded calls that write_calls kept; none if the run kept none."""
+    if not path.is_file():
+        return {}
+    return _decoded_calls(path.read_bytes())
+
+
+class ChildOnTheSide:
+    """A forked child that takes checks' calls while the checks still run, and yields what it finds from them.
+
+    `produce(checks)` runs in the child: `checks` gives each (nodeid, calls) that `send` was handed,
+    as it comes, and ends once `collect` is called. The calls go through a file in `folder` and only
+    their place in it through a pipe, so `send` never waits for a child that is busy. The child runs
+    at the idle priority (SCHED_IDLE) while checks run, so that it takes only a CPU that nothing
+    else wants and never slows the student's timed code; `collect` gives it back its share. Where
+    that share could not be given back (an ordinary user, or root without CAP_SYS_NICE, as in a
+    default Docker container), a busy machine would starve it: then there is no such child, and
+    `start` says so with None. It runs the instructor's programs only, never the student's (see in_child).
+    """
+
+    @classmethod
+    def start(cls, produce: Callable[[Iterator[tuple[str, list[RecordedCall]]]], Iterator[list]],
+              folder: Path) -> ChildOnTheSide | None:
+        """The child, running at the idle priority; None where it could not have its share back later."""
+        child = cls(produce, folder)
+        try:
+            # Idle, then back, then idle again: the kernel allows the first always, the second only to
+            # the privileged or a generous RLIMIT_NICE, and collect() needs it.
+            for policy in (os.SCHED_IDLE, os.SCHED_OTHER, os.SCHED_IDLE):
+                os.sched_setscheduler(child.pid, policy, os.sched_param(0))
+        except OSError:
+            child.collect(0)  # ends it
+            return None
+        return child
+
+    def __init__(self, produce: Callable[[Iterator[tuple[str, list[RecordedCall]]]], Iterator[list]], folder: Path):
+        self._inbox = folder / "diagnosis-calls.bin"
+        self._inbox.write_bytes(b"")
+        self._written = 0
+        notes_read, self._notes = os.pipe()
+        self._findings, findings_written = os.pipe()
+        self.pid = os.fork()
+        if self.pid == 0:  # pragma: no cover - runs in the forked child
+            # Only its two pipes: it lives while the checks run, and a copy of a worker's channel or
+            # of a uid lease's lock kept here would outlive the parent's closing of it.
+            _close_all_but(notes_read, findings_written)
+            _run_child(lambda: produce(_arrivals(notes_read, self._inbox)), findings_written)
+        os.close(notes_read)
+        os.close(findings_written)
+
+    def send(self, nodeid: str, calls: list[RecordedCall]) -> None:
+        """Hand the child one failed check's calls."""
+        data = _encoded_calls(nodeid, calls)
+        with self._inbox.open("ab") as inbox:
+            inbox.write(data)
+        # A note of a few bytes: the pipe holds thousands of them, so this never blocks.
+        os.write(self._notes, f"{self._written} {len(data)}\n".encode("ascii"))
+        self._written += len(data)
+
+    def collect(self, limit_s: float) -> tuple[list[list], bool]:
+        """Tell the child that no more checks come; the lists it yields within `limit_s` from now, and whether it
+        finished."""
+        os.close(self._notes)
+        with contextlib.suppress(OSError):  # allowed (see start), unless the child has ended already
+            os.sched_setscheduler(self.pid, os.SCHED_OTHER, os.sched_param(0))
+        return _read_findings(self.pid, self._findings, limit_s)
+
+
+def _close_all_but(*kept: int) -> None:
+    """Close every file descriptor above stderr except `kept`."""
+    bounds = [2, *sorted(kept), os.sysconf("SC_OPEN_MAX")]
+    for low, high in zip(bounds, bounds[1:]):
+        os.closerange(low + 1, high)
+
+
+def _arrivals(notes: int, inbox: Path) -> Iterator[tuple[str, list[RecordedCall]]]:
+    """In the child: each check's calls as its note arrives, until the parent closes the pipe."""
+    with os.fdopen(notes, "rb") as lines, inbox.open("rb") as calls:
+        for line in lines:
+            offset, length = map(int, line.split())
+            calls.seek(offset)
+            yield from _decoded_calls(calls.read(length)).items()
+
+
+def _run_child(produce: Callable[[], Iterator[list]], writing: int) -> NoReturn:
+    """In a forked child: one JSON line per finding, then END, then out without any of pytest's teardown."""
+    quiet = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(quiet, 1)
+    os.dup2(quiet, 2)
+    status = 0
+    try:
+        for finding in produce():
+            os.write(writing, (json.dumps(finding) + "\n").encode("utf-8"))
+        os.write(writing, b"END\n")
+    except BaseException:  # the parent keeps what was written; nothing else may escape a fork
+        status = 1
+    os._exit(status)
+
+
 def in_child(produce: Callable[[], Iterator[list]], limit_s: float) -> tuple[list[list], bool]:
     """Run `produce` in a forked child and collect the lists it yields within `limit_s`, and whether it finished.
 
@@ -251,20 +352,15 @@ def in_child(produce: Callable[[], Iterator[list]], limit_s: float) -> tuple[lis
     """
     reading, writing = os.pipe()
     pid = os.fork()
-    if pid == 0:  # the child: one JSON line per finding, then out without any of pytest's teardown
+    if pid == 0:  # pragma: no cover - runs in the forked child
         os.close(reading)
-        quiet = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(quiet, 1)
-        os.dup2(quiet, 2)
-        status = 0
-        try:
-            for finding in produce():
-                os.write(writing, (json.dumps(finding) + "\n").encode("utf-8"))
-            os.write(writing, b"END\n")
-        except BaseException:  # the parent keeps what was written; nothing else may escape a fork
-            status = 1
-        os._exit(status)
+        _run_child(produce, writing)
     os.close(writing)
+    return _read_findings(pid, reading, limit_s)
+
+
+def _read_findings(pid: int, reading: int, limit_s: float) -> tuple[list[list], bool]:
+    """The lists a child writes on `reading` within `limit_s`, and whether it finished; the child is ended."""
     buffer = b""
     deadline = time.monotonic() + limit_s
     try:

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import time
 
 import pytest
 
 from grader.failures import FailureKind
-from grader.grading.diagnosis import CodeLibrary, alike, diagnose
+from grader.grading.diagnosis import CodeLibrary, RunningDiagnosis, alike, diagnose
 from grader.grading.replay import (
     REFERENCE,
     Answer,
@@ -105,6 +106,59 @@ def test_diagnose_runs_in_a_child_keeps_the_widest_match_and_stops_at_its_limit(
     dies = KnownMistake("dies", "ends the process", "import os\nos._exit(9)\n", "wrong")
     found = diagnose(lambda: CodeLibrary([OFF_BY_ONE, dies], REFERENCE_CODE), failed, 10.0)
     assert [(entry.mistake, entry.checks) for entry in found] == [("off_by_one", ("a",))]
+
+
+def test_a_diagnosis_made_beside_the_checks_finds_what_one_made_after_them_finds(tmp_path):
+    library = CodeLibrary([OFF_BY_ONE, SQUARES], REFERENCE_CODE)
+    failed = {"a": [returned("double", (3,), 7)], "b": [returned("double", (4,), 9)],
+              "c": [returned("double", (3,), 9)]}
+    held = os.open(tmp_path / "a worker's channel", os.O_CREAT | os.O_RDONLY)  # as the grading process holds
+    running = RunningDiagnosis(lambda: library, tmp_path)
+    try:
+        for nodeid, calls in failed.items():
+            running.add(nodeid, calls)
+            if not running.beside:  # the idle share could not be given back here: all is diagnosed at the end
+                assert os.geteuid() != 0 or not may_take_back_the_idle_share()
+                continue
+            # While checks run, the child takes only a CPU nothing else wants, and holds none of the parent's
+            # files: a worker's channel or a uid lease closed by the parent must not live on in it.
+            child = running._child.pid
+            assert os.sched_getscheduler(child) == os.SCHED_IDLE
+            assert "a worker's channel" not in " ".join(os.readlink(f"/proc/{child}/fd/{fd}")
+                                                        for fd in os.listdir(f"/proc/{child}/fd"))
+    finally:
+        os.close(held)
+        found = running.finish(10.0)  # ends the child, whatever the assertions above found
+    assert found == diagnose(lambda: library, failed, 10.0)
+    assert RunningDiagnosis(lambda: library, tmp_path).finish(10.0) == ()  # nothing failed: no child at all
+
+
+def may_take_back_the_idle_share() -> bool:
+    """Whether this process may give a child of its own at the idle priority its ordinary share back."""
+    pid = os.fork()
+    if pid == 0:
+        time.sleep(5)
+        os._exit(0)
+    try:
+        os.sched_setscheduler(pid, os.SCHED_IDLE, os.sched_param(0))
+        os.sched_setscheduler(pid, os.SCHED_OTHER, os.sched_param(0))
+        return True
+    except PermissionError:
+        return False
+    finally:
+        os.kill(pid, 9)
+        os.waitpid(pid, 0)
+
+
+@pytest.mark.ordinary_user
+def test_where_the_idle_share_cannot_be_given_back_the_diagnosis_waits_for_the_end(tmp_path):
+    library = CodeLibrary([OFF_BY_ONE, SQUARES], REFERENCE_CODE)
+    failed = {"a": [returned("double", (3,), 7)], "c": [returned("double", (3,), 9)]}
+    running = RunningDiagnosis(lambda: library, tmp_path)
+    for nodeid, calls in failed.items():
+        running.add(nodeid, calls)
+    assert running.beside == may_take_back_the_idle_share()
+    assert running.finish(10.0) == diagnose(lambda: library, failed, 10.0)
 
 
 def test_a_handouts_table_names_a_mistake_only_to_answers_that_make_it_and_shows_nothing_else(tmp_path):
