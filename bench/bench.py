@@ -5,6 +5,7 @@ Run from the kit root, with the kit's own dependencies installed:
     python bench/bench.py            # everything (about 10 minutes on 2 cores)
     python bench/bench.py calls startup
     python bench/bench.py grading warm  # cold grades, and saves graded in watch mode, against plain pytest
+    python bench/bench.py failing [--before KIT]  # reference, stub and two mistakes of each, against plain pytest
     python bench/bench.py report     # the class report of 300 students x 9 exercises
     python bench/bench.py shards     # a class of 150 on one exercise: --jobs 1, --jobs 2, 2 shards merged
     python bench/bench.py namespaces # grade ex04 --solution, a worker's start and a call, with namespaces and without
@@ -168,8 +169,9 @@ def grade_time(exercise_id: str, **environment: str) -> float:
     return seconds
 
 
-def naive_time(kit: Kit, exercise) -> float:
-    """Wall time of pytest on the same checks, the solution imported in-process (bench/naive_plugin.py)."""
+def naive_time(kit: Kit, exercise, folder: Path | None = None) -> float:
+    """Wall time of pytest on the same checks, the solution (or the module in `folder`) imported in-process
+    (bench/naive_plugin.py)."""
     with tempfile.TemporaryDirectory() as scratch:
         place = Path(scratch)
         shutil.copytree(exercise.checks_dir, place / "checks", ignore=shutil.ignore_patterns("__pycache__"))
@@ -180,10 +182,10 @@ def naive_time(kit: Kit, exercise) -> float:
         (place / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
         env = {**ENVIRONMENT, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
                "BENCH_MODULE": exercise.module.removesuffix(".py"), "BENCH_SEED": str(SEED),
-               "PYTHONPATH": os.pathsep.join([str(exercise.solution_dir(kit.root)), str(BENCH)])}
+               "PYTHONPATH": os.pathsep.join([str(folder or exercise.solution_dir(kit.root)), str(BENCH)])}
         seconds, result = _run([sys.executable, "-m", "pytest", "-q", "-p", "pytest_timeout", "-p", "naive_plugin",
                                 "-p", "no:cacheprovider", "checks"], cwd=place, env=env)
-    if result.returncode != 0:
+    if result.returncode not in ((0, 1) if folder else (0,)):  # a submission's checks may fail
         raise SystemExit(f"the naive baseline failed on {exercise.id}:\n{result.stdout[-3000:]}")
     return seconds
 
@@ -245,6 +247,76 @@ def bench_warm(rows: list[tuple[str, str, str]]) -> None:
         rows.append((f"a save of {exercise.id} graded in watch mode", f"{warm:.3f} s",
                      f"{ratio:.2f}x plain pytest, the median of {GRADING_RUNS} paired runs ({naive:.3f} s; "
                      f"goal ≤ {WARM_GOAL}x)"))
+
+
+# 2b. Failing grades: the grades a student makes while the work is unfinished
+
+# Paired runs per variant in the failing matrix: 4 variants of 11 exercises, each run a grade (or
+# two, with --before) and the plain pytest beside it.
+FAILING_RUNS = 5
+# The whole output of a failing grade (its explanations and diagnosis included) against plain pytest.
+WHOLE_GOAL = 1.6
+
+
+def submission_grade_time(python: str, kit: Path, exercise_id: str, folder: Path) -> float:
+    """Wall time of `grade exNN --submission FOLDER` in `kit` with that Python, the report going to /dev/null."""
+    seconds, result = _run([python, "-m", "grader.cli", exercise_id, "--submission", str(folder), "--seed",
+                            str(SEED), "--output", "/dev/null", "--exit-zero"], cwd=kit)
+    if result.returncode != 0:
+        raise SystemExit(f"grade {exercise_id} --submission {folder} failed:\n{result.stdout}{result.stderr}")
+    return seconds
+
+
+def failing_variants(kit: Kit, exercise, scratch: Path) -> list[tuple[str, Path]]:
+    """The exercise's reference, its stub, and two known mistakes as submissions: the first (in the library's
+    order) that a public check catches, and the first that only hidden checks catch. (name, folder)."""
+    from grader.known_mistakes import known_mistakes
+
+    variants = [("reference", exercise.solution_dir(kit.root)), ("stub", exercise.stub_path.parent)]
+    wanted = {"public": None, "hidden only": None}
+    for mistake in known_mistakes(exercise, kit.root):
+        folder = scratch / exercise.id / mistake.name
+        folder.mkdir(parents=True)
+        (folder / exercise.module).write_text(mistake.source, encoding="utf-8")
+        _, result = _run([sys.executable, "-m", "grader.cli", exercise.id, "--submission", str(folder), "--seed",
+                          str(SEED), "--output", "-", "--exit-zero"], cwd=ROOT)
+        failed = [test for test in json.loads(result.stdout)["tests"] if test["outcome"] != "passed"]
+        kind = "public" if any(test["visibility"] == "public" for test in failed) else "hidden only"
+        if failed and wanted[kind] is None:
+            wanted[kind] = (f"{kind} {mistake.name}", folder)
+        if all(wanted.values()):
+            break
+    return variants + [variant for variant in wanted.values() if variant is not None]
+
+
+def bench_failing(rows: list[tuple[str, str, str]], before: Path | None = None) -> None:
+    """Each exercise's reference, stub and two known mistakes graded, against plain pytest on the same code;
+    with `before` (a checkout with its own .venv), that kit's grades too, in the same alternating runs."""
+    kit = Kit(ROOT)
+    kits = [("after" if before else "grade", sys.executable, ROOT)]
+    if before is not None:
+        kits.insert(0, ("before", str(before / ".venv" / "bin" / "python"), before))
+    with tempfile.TemporaryDirectory(prefix="minimax-kit-failing-") as scratch:
+        for exercise in kit.exercises():
+            for variant, folder in failing_variants(kit, exercise, Path(scratch)):
+                for _, python, root in kits:  # a first grade each, untimed, writes the bytecode caches
+                    submission_grade_time(python, root, exercise.id, folder)
+                runs: list[list[float]] = [[] for _ in kits]
+                plain: list[float] = []
+                for run in range(FAILING_RUNS):
+                    order = range(len(kits)) if run % 2 == 0 else reversed(range(len(kits)))
+                    for index in order:
+                        runs[index].append(submission_grade_time(kits[index][1], kits[index][2], exercise.id,
+                                                                 folder))
+                    plain.append(naive_time(kit, exercise, folder))
+                naive = statistics.median(plain)
+                figures = []
+                for (label, _, _), times in zip(kits, runs):
+                    ratio = statistics.median(graded / baseline for graded, baseline in zip(times, plain))
+                    figures.append(f"{label} {statistics.median(times):.3f} s, {ratio:.2f}x")
+                rows.append((f"grade {exercise.id}: {variant}", "; ".join(figures),
+                             f"plain pytest {naive:.3f} s; the medians of {FAILING_RUNS} paired runs "
+                             f"(goal ≤ {WHOLE_GOAL}x whole)"))
 
 
 # 3. Batch scaling
@@ -542,7 +614,8 @@ def bench_namespaces(rows: list[tuple[str, str, str]], runs: int = 8) -> None:
                      f"{(on - off) * scale:+.{2 if unit == 's' else 1}f} {unit}"))
 
 
-PARTS = {"calls": bench_calls, "grading": bench_grading, "warm": bench_warm, "batch": bench_batch,
+PARTS = {"calls": bench_calls, "grading": bench_grading, "failing": bench_failing, "warm": bench_warm,
+         "batch": bench_batch,
          "startup": bench_startup,
          "users": bench_users, "report": bench_report,
          "shards": bench_shards, "namespaces": bench_namespaces}
@@ -551,14 +624,19 @@ PARTS = {"calls": bench_calls, "grading": bench_grading, "warm": bench_warm, "ba
 def main() -> None:
     """Run the chosen parts and print one table."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("parts", nargs="*", choices=[*PARTS, []], help="which parts (default: all but users)")
+    parser.add_argument("parts", nargs="*", choices=[*PARTS, []],
+                        help="which parts (default: all but users and failing)")
     parser.add_argument("--user", help="users: the ordinary user to grade as")
     parser.add_argument("--user-kit", type=Path, help="users: that user's copy of the kit, with its own .venv")
+    parser.add_argument("--before", type=Path, help="failing: an earlier checkout, with its own .venv, graded "
+                                                     "in the same paired runs")
     args = parser.parse_args()
     rows: list[tuple[str, str, str]] = []
-    for name in args.parts or [part for part in PARTS if part != "users"]:
+    for name in args.parts or [part for part in PARTS if part not in ("users", "failing")]:
         if name == "users":
             bench_users(rows, args.user, args.user_kit)
+        elif name == "failing":
+            bench_failing(rows, args.before)
         else:
             PARTS[name](rows)
     print(f"{time.strftime('%Y-%m-%d')} · {machine()}\n")
