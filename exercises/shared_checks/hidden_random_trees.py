@@ -201,13 +201,17 @@ def tie_heavy_trees(rng, tie_sets, count, min_depth, max_leaves, flat_lists=0, s
 # The smallest failing tree, for a failed hidden check's explanation (feedback.on_failure). The
 # exercise's table of small trees (small_trees.py, smallest first) is asked first: most mistakes,
 # and every unwritten stub, go wrong on one of its first trees, in a few milliseconds. Only when
-# every tree of the table is answered right does hypothesis draw bigger random trees and shrink the
+# those trees are all answered right does hypothesis draw bigger random trees and shrink the
 # first one the student's code gets wrong to a minimal one (fewer and smaller lists, smaller
 # leaves); it costs about a second, most of it hypothesis's own. It asks through student.probing(),
 # a throwaway worker under a budget, so it never changes the check's outcome. A hidden check's
 # explanation is kept for after the due date: it shows a tree.
 # --------------------------------------------------------------------------
 
+# The trees of the exercise's table asked first: those of up to this many leaves (a few dozen, the
+# table's first). Most mistakes show on them; one that shows only on floats, say, would cost every
+# tree of the table, a few hundred calls, before hypothesis's turn.
+TABLE_LEAVES = 3
 # Small leaves, negative ones included (a best that starts at 0 goes wrong on them), few children.
 SHRINK_LEAVES = (-5, 9)
 SHRINK_WIDTH = 4
@@ -235,8 +239,8 @@ def smallest_failing_tree(student, function, expected, extra_args=(), same=None,
 
         try:
             # The hidden checks ask about lists only (a bare leaf is not a tree for best_child).
-            tree = next((case["tree"] for case in small_cases()
-                         if isinstance(case["tree"], list) and wrong(case["tree"])), None)
+            small = (case["tree"] for case in small_cases() if leaf_total(case["tree"]) <= TABLE_LEAVES)
+            tree = next((tree for tree in small if isinstance(tree, list) and wrong(tree)), None)
             if tree is None:
                 tree = _shrunk_failing_tree(wrong)
         except ProbeOver:

@@ -13,6 +13,7 @@ import contextlib
 import itertools
 import math
 import os
+import sys
 
 import pytest
 
@@ -230,13 +231,17 @@ def test_a_hidden_checks_smallest_failing_tree_comes_from_the_table_before_any_r
     assert (tree, right, answer.kind) == ([-1, -1], 2, "raised")
     assert len(student.asked) == 1  # the table's first list, and no random tree drawn
 
-    def wrong_past_four_leaves(tree):  # right on every tree of the table, which holds up to 4 leaves
+    def wrong_on_a_zero_leaf(tree):  # the table's leaves are -1, 1 and 2: only a random tree can show it
         leaves = hidden.leaf_total(tree)
-        return leaves if leaves <= 4 else leaves + 1
+        return leaves + 1 if "0" in repr(tree).replace("[", " ").replace(",", " ").split() else leaves
 
-    student = FakeStudent(count_leaves=wrong_past_four_leaves)
+    student = FakeStudent(count_leaves=wrong_on_a_zero_leaf)
     tree, right, answer = hidden.smallest_failing_tree(student, "count_leaves", hidden.leaf_total)
-    assert (hidden.leaf_total(tree), right, answer.value) == (5, 5, 6)  # hypothesis's, shrunk to five leaves
+    assert 0 in tree and (right, answer.value) == (len(tree), len(tree) + 1)  # hypothesis's, shrunk to zeros
+    every = [case["tree"] for case in sys.modules["small_trees"].CASES]
+    asked_first = [tree for tree in every if isinstance(tree, list) and hidden.leaf_total(tree) <= hidden.TABLE_LEAVES]
+    assert [args[0] for _, args in student.asked[:len(asked_first)]] == asked_first
+    assert student.asked[len(asked_first)][1][0] not in every  # the table's small trees, and then hypothesis's
 
 
 @pytest.mark.parametrize("exercise", ["ex04_alpha_beta", "ex07_move_ordering"])
