@@ -38,6 +38,16 @@ class FailureKind(StrEnum):
     WAITING = "waiting"  # the check earns its points only once another check passes
 
 
+# Failures that show nothing of what the code answered: a deadline passing (a busy machine's comes
+# first), the check itself not running, or a check waiting on another to pass.
+_SHOWS_NO_ANSWER = frozenset({FailureKind.TIMEOUT, FailureKind.WAITING, FailureKind.ERROR})
+
+
+def caught_on_an_answer(kind: str | None) -> bool:
+    """Whether a failure of this kind caught the code on what it did: a value, an exception or a crash."""
+    return kind not in _SHOWS_NO_ANSWER
+
+
 # The outcome a failure of each kind gives its check.
 OUTCOMES = {
     FailureKind.TIMEOUT: Outcome.TIMEOUT,

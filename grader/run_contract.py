@@ -76,6 +76,8 @@ class RunSettings:
     # The exercise's id, whose known mistakes a diagnosis looks for.
     exercise: str = ""
     # How long the diagnosis of a failed grade may take; None: the plugin's default share of the grade.
+    # A limit is grade check's proof: every mistake decided, and no diagnosis unless a check caught the
+    # code on an answer (the proof reads none otherwise).
     diagnosis_limit_s: float | None = None
     # Which checks' calls are kept in the run's calls.json, for grade export and grade check.
     record_calls: CallRecording = CallRecording.NONE

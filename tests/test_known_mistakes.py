@@ -8,7 +8,7 @@ import pytest
 
 from grader.catalog import KitError
 from grader.known_mistakes import apply_mutant, find_mutant, known_mistakes, load_mutants, mutants_path
-from tests.conftest import run_grade
+from tests.conftest import mutant_file, run_grade
 
 GOOD = '''format_version = 1
 
@@ -160,6 +160,45 @@ def test_a_caught_by_check_that_only_times_out_does_not_catch_unless_the_deadlin
     result = run_grade("check", "ex01", "--seeds", "1", cwd=toy_kit.root)
     assert result.returncode == 0, result.stdout
     assert "✓ ex01" in result.stdout
+
+
+
+# add never ends, so its checks only time out; with pair's edit too, a later check catches it on a value.
+SLOW_ADD_ONLY = ('format_version = 1\n\n[[mutant]]\nname = "slow_add"\nwhy = "add loops forever"\n'
+                 'edits = [{find = "return a + b", replace = "while True:\\n        pass"}]\n')
+SLOW_ADD_AND_LIST_PAIR = SLOW_ADD_ONLY.replace("pass\"}]", 'pass"}, {find = "return (x, x)", replace = "return [x, x]"}]')
+
+
+def _proof_grade(toy_kit, tmp_path, mutants: str) -> dict:
+    """The mutant graded as grade check's proof grades it: every mistake decided, under the proof's limit."""
+    from grader.authoring.soundness import DIAGNOSIS_PROOF_LIMIT_S
+    from grader.grading import grade
+    from grader.submission import Submission
+
+    exercise = _write(toy_kit, mutants)
+    path = mutant_file(toy_kit, "ex01", "slow_add", tmp_path)
+    return grade(toy_kit, exercise, Submission(path, path.name), seed=1, diagnosis_limit_s=DIAGNOSIS_PROOF_LIMIT_S,
+                 explain=False)
+
+
+def test_the_proof_diagnoses_no_grade_whose_checks_only_timed_out(toy_kit, tmp_path):
+    """grade check reads a diagnosis only where a check caught the code on an answer, so none is made:
+    replaying every mistake on timed-out calls under their own limits took most of such a grade."""
+    report = _proof_grade(toy_kit, tmp_path, SLOW_ADD_ONLY)
+    lost = {test["failure"]["kind"] for test in report["tests"] if test["score"] < test["max_score"]}
+    assert lost == {"timeout"}
+    assert report["diagnosis"] == []
+
+
+def test_the_proof_diagnoses_the_timed_out_checks_too_once_a_later_check_catches_the_code(toy_kit, tmp_path):
+    report = _proof_grade(toy_kit, tmp_path, SLOW_ADD_AND_LIST_PAIR)
+    public = {test["id"].split("::")[1]: test["failure"]["kind"] for test in report["tests"]
+              if "test_public" in test["id"] and test["score"] < test["max_score"]}
+    assert public == {"test_add_small_numbers": "timeout", "test_pair_is_a_tuple": "assertion"}
+    (named,) = report["diagnosis"]
+    assert named["mistake"] == "slow_add"
+    assert {"checks/test_public.py::test_add_small_numbers", "checks/test_public.py::test_pair_is_a_tuple"} <= set(
+        named["checks"])
 
 
 def _lost(name: str, kind: str) -> dict:

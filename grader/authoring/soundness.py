@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
 from grader.catalog import PUBLIC_CHECKS, Exercise, Kit, KitError
-from grader.failures import FailureKind
+from grader.failures import FailureKind, caught_on_an_answer
 from grader.known_mistakes import MUTANTS_FILE, Mutant, known_mistakes, load_mutants, write_mutant
 from grader.authoring.nothing import NothingModule, battery, recorded_answers
 from grader.outcomes import Status
@@ -192,7 +192,7 @@ def _kind(test: dict) -> str | None:
 def _caught(test: dict) -> bool:
     """Whether a check that lost points caught the mistake itself: not by a deadline, by waiting on a
     check that failed, or by being left unrun once another check had caught it."""
-    return _kind(test) not in (FailureKind.TIMEOUT, FailureKind.WAITING, FailureKind.ERROR)
+    return caught_on_an_answer(_kind(test))
 
 
 def _lost(report: dict) -> str:

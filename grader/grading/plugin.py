@@ -28,6 +28,7 @@ from grader.failures import (
     ImportFailed,
     StudentFailure,
     StudentRaised,
+    caught_on_an_answer,
     import_failed,
 )
 from grader.catalog import Kit
@@ -165,6 +166,8 @@ class GradingSession:
         self.exitstatus: int | None = None
         self.started = time.monotonic()
         self._diagnosis: RunningDiagnosis | None = None
+        # Failed checks that caught nothing on an answer, held back from grade check's diagnosis (_diagnose).
+        self._held_back: list[str] = []
 
     # -- collection: the list of checks is written before anything runs, so scoring fails closed.
 
@@ -272,16 +275,24 @@ class GradingSession:
                 limit = max(DIAGNOSIS_FLOOR_S, DIAGNOSIS_SHARE * (time.monotonic() - self.started))
             Diagnosis(self._diagnosis.finish(limit)).write(self.files.diagnosis)
 
-    def _diagnose(self, nodeid: str) -> None:
+    def _diagnose(self, nodeid: str, caught: bool) -> None:
         """Hand a failed check's calls to the diagnosis, which starts with the first of them."""
+        proof = self.settings.diagnosis_limit_s is not None
         if self._diagnosis is None:
+            if proof and not caught:
+                # grade check's proof reads a diagnosis only where a check caught the code on an answer:
+                # till one does, a check that only timed out waits here, since replaying every known
+                # mistake on its calls under their own limits took most of a deadline mistake's grade.
+                self._held_back.append(nodeid)
+                return
             from grader.grading.diagnosis import RunningDiagnosis  # only a failed grade diagnoses
 
             # A limit of the runner's (grade check's proof) asks for every mistake decided; a student's
             # grade gives the diagnosis a share of its time and settles each check at its first name.
-            self._diagnosis = RunningDiagnosis(self._library, self.files.folder,
-                                               settle=self.settings.diagnosis_limit_s is None)
-        self._diagnosis.add(nodeid, self.calls[nodeid])
+            self._diagnosis = RunningDiagnosis(self._library, self.files.folder, settle=not proof)
+        for held in [*self._held_back, nodeid]:  # in the checks' order, as if none had waited
+            self._diagnosis.add(held, self.calls[held])
+        self._held_back.clear()
 
     def _keeps_calls(self, check: Check) -> bool:
         """Whether the run keeps this check's calls whether it passes or not (settings.record_calls)."""
@@ -355,7 +366,7 @@ class GradingSession:
             # A hidden check never shows the student's output: it can echo a hidden input.
             self.feedback[item.nodeid] = replace(ended, output=cap(outputs) if check.public and outputs else None)
             if ended.outcome != Outcome.PASSED and self.calls.get(item.nodeid):
-                self._diagnose(item.nodeid)
+                self._diagnose(item.nodeid, caught_on_an_answer((ended.failure or {}).get("kind")))
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_json_runtest_metadata(self, item, call):
