@@ -79,6 +79,8 @@ class RunSettings:
     # A limit is grade check's proof: every mistake decided, and no diagnosis unless a check caught the
     # code on an answer (the proof reads none otherwise).
     diagnosis_limit_s: float | None = None
+    # The known mistake that grade check's proof grades, whose name the diagnosis must give; None: any.
+    diagnosis_target: str | None = None
     # Which checks' calls are kept in the run's calls.json, for grade export and grade check.
     record_calls: CallRecording = CallRecording.NONE
     # Whether a failed check's feedback.on_failure explanations run (grade check, which only needs to

@@ -169,16 +169,16 @@ SLOW_ADD_ONLY = ('format_version = 1\n\n[[mutant]]\nname = "slow_add"\nwhy = "ad
 SLOW_ADD_AND_LIST_PAIR = SLOW_ADD_ONLY.replace("pass\"}]", 'pass"}, {find = "return (x, x)", replace = "return [x, x]"}]')
 
 
-def _proof_grade(toy_kit, tmp_path, mutants: str) -> dict:
+def _proof_grade(toy_kit, tmp_path, mutants: str, name: str = "slow_add", target: str | None = None) -> dict:
     """The mutant graded as grade check's proof grades it: every mistake decided, under the proof's limit."""
     from grader.authoring.soundness import DIAGNOSIS_PROOF_LIMIT_S
     from grader.grading import grade
     from grader.submission import Submission
 
     exercise = _write(toy_kit, mutants)
-    path = mutant_file(toy_kit, "ex01", "slow_add", tmp_path)
+    path = mutant_file(toy_kit, "ex01", name, tmp_path)
     return grade(toy_kit, exercise, Submission(path, path.name), seed=1, diagnosis_limit_s=DIAGNOSIS_PROOF_LIMIT_S,
-                 explain=False)
+                 explain=False, diagnosis_target=target)
 
 
 def test_the_proof_diagnoses_no_grade_whose_checks_only_timed_out(toy_kit, tmp_path):
@@ -199,6 +199,16 @@ def test_the_proof_diagnoses_the_timed_out_checks_too_once_a_later_check_catches
     assert named["mistake"] == "slow_add"
     assert {"checks/test_public.py::test_add_small_numbers", "checks/test_public.py::test_pair_is_a_tuple"} <= set(
         named["checks"])
+
+
+
+def test_the_proof_of_a_mistake_named_on_every_failed_check_replays_no_other(toy_kit, tmp_path):
+    # A second mistake that answers every call as add_off_by_one does: a whole diagnosis names both.
+    twins = GOOD + GOOD.split("\n\n", 1)[1].split("\n\n")[0].replace('"add_off_by_one"', '"adds_one_too"') + "\n"
+    whole = _proof_grade(toy_kit, tmp_path / "whole", twins, "add_off_by_one")
+    assert [entry["mistake"] for entry in whole["diagnosis"]] == ["add_off_by_one", "adds_one_too"]
+    proof = _proof_grade(toy_kit, tmp_path / "proof", twins, "add_off_by_one", target="add_off_by_one")
+    assert [entry["mistake"] for entry in proof["diagnosis"]] == ["add_off_by_one"]
 
 
 def _lost(name: str, kind: str) -> dict:

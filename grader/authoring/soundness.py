@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import tempfile
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -242,40 +243,52 @@ def check_exercise(kit: Kit, exercise: Exercise, seeds=DEFAULT_SEEDS, jobs: int 
                 mutants[write_mutant(exercise, kit.root, mutant, Path(scratch) / "mutants")] = mutant
         except KitError as exc:  # a malformed file, a stale find or an edit that does not compile
             result.problems.append(str(exc))
-        runs = [("reference", reference, None)]
-        runs += [("alt", path, None) for path in sorted(solutions.glob("alt/*.py"))]
-        runs += [("stub", exercise.stub_path, None)]
-        runs += [("nothing", module.path, None) for module in nothing]
-        runs += [("wrong", path, seed) for path in sorted(solutions.glob("wrong/*.py")) for seed in seeds]
-        runs += [("mutant", path, seed) for path in mutants for seed in seeds]
-
-        calls = {}
-
-        def run(job):
-            kind, path, seed = job
-            if kind == "reference":  # its calls, every check's, are what the known mistakes are told apart on
-                report, calls["reference"] = grade_recording_calls(kit, exercise, Submission(path, path.name),
-                                                                   CallRecording.ALL, launcher=launcher)
-                return job, report
-            stop_at = _stop_at(kind, mutants.get(path))
-            # Only a known mistake's diagnosis is read (each must be diagnosed as itself), so only
-            # those get the proof's whole limit. Code that computes nothing fails every check, and a
-            # diagnosis of all its calls under that limit took 20 s a module; it gets a student's share.
-            limit = DIAGNOSIS_PROOF_LIMIT_S if kind in ("mutant", "wrong") else None
-            return job, grade(kit, exercise, Submission(path, path.name), seed=seed, stop_at=stop_at,
-                              diagnosis_limit_s=limit, explain=False, launcher=launcher)
-
-        outcomes = regraded_alone(in_parallel(run, runs, jobs), run,
-                                  lambda job, report: rests_on_the_machine(job[0], mutants.get(job[1]), job[2], report))
         try:
             library = known_mistakes(exercise, kit.root)
         except KitError as exc:  # then no grade could diagnose: that one problem says why
             if str(exc) not in result.problems:  # a broken mutants.toml is said once, above
                 result.problems.append(str(exc))
             library = None
+        runs = [("reference", reference, None)]
+        runs += [("alt", path, None) for path in sorted(solutions.glob("alt/*.py"))]
+        runs += [("stub", exercise.stub_path, None)]
+        # Telling the known mistakes apart takes one CPU for a while, on the reference's calls: it runs
+        # as one of the jobs, begun once the first few have started, rather than alone after them all.
         if library is not None:
-            timed = {mutant.name for mutant in mutants.values() if mutant.deadline}
-            result.problems.extend(_alike_problems(kit, exercise, library, calls.get("reference") or {}, timed))
+            runs.append(("alike", None, None))
+        runs += [("nothing", module.path, None) for module in nothing]
+        runs += [("wrong", path, seed) for path in sorted(solutions.glob("wrong/*.py")) for seed in seeds]
+        runs += [("mutant", path, seed) for path in mutants for seed in seeds]
+
+        calls = {}
+        reference_graded = threading.Event()
+
+        def run(job):
+            kind, path, seed = job
+            if kind == "reference":  # its calls, every check's, are what the known mistakes are told apart on
+                try:
+                    report, calls["reference"] = grade_recording_calls(kit, exercise, Submission(path, path.name),
+                                                                       CallRecording.ALL, launcher=launcher)
+                finally:
+                    reference_graded.set()
+                return job, report
+            if kind == "alike":
+                reference_graded.wait()  # the first job: it has begun before this one
+                timed = {mutant.name for mutant in mutants.values() if mutant.deadline}
+                return job, _alike_problems(kit, exercise, library, calls.get("reference") or {}, timed)
+            stop_at = _stop_at(kind, mutants.get(path))
+            # Only a known mistake's diagnosis is read (each must be diagnosed as itself), so only
+            # those get the proof's whole limit. Code that computes nothing fails every check, and a
+            # diagnosis of all its calls under that limit took 20 s a module; it gets a student's share.
+            limit = DIAGNOSIS_PROOF_LIMIT_S if kind in ("mutant", "wrong") else None
+            return job, grade(kit, exercise, Submission(path, path.name), seed=seed, stop_at=stop_at,
+                              diagnosis_limit_s=limit, explain=False, launcher=launcher,
+                              diagnosis_target=_mistake_name(kind, path, mutants))
+
+        graded = in_parallel(run, runs, jobs)
+        result.problems.extend(problem for (kind, _, _), problems in graded if kind == "alike" for problem in problems)
+        outcomes = regraded_alone([outcome for outcome in graded if outcome[0][0] != "alike"], run,
+                                  lambda job, report: rests_on_the_machine(job[0], mutants.get(job[1]), job[2], report))
     nothing_at_zero = sum(kind == "nothing" and report["score"] == 0 for (kind, _, _), report in outcomes)
     for (kind, path, seed), report in outcomes:
         if kind == "nothing":
@@ -285,7 +298,7 @@ def check_exercise(kit: Kit, exercise: Exercise, seeds=DEFAULT_SEEDS, jobs: int 
                                        f"{report['score']:g}/{report['max_score']:g}: {paid}")
             continue
         if kind in ("mutant", "wrong") and library is not None:
-            name = mutants[path].name if kind == "mutant" else path.stem
+            name = _mistake_name(kind, path, mutants)
             diagnosed = [entry["mistake"] for entry in report["diagnosis"]]
             # Only a check that failed on an answer can be diagnosed by answers: one that only timed
             # out (a busy machine's deadline comes first) shows nothing a replay could match.
@@ -317,6 +330,13 @@ def check_exercise(kit: Kit, exercise: Exercise, seeds=DEFAULT_SEEDS, jobs: int 
     result.facts.append(f"{len(list(solutions.glob('alt/*.py')))} alt, {mistakes} x {len(seeds)} seeds, "
                         f"do-nothing {nothing_at_zero}/{len(nothing)} at 0")
     return result
+
+
+def _mistake_name(kind: str, path: Path, mutants: dict[Path, Mutant]) -> str | None:
+    """The known mistake a graded program is, by its name in the library; None for the rest."""
+    if kind == "mutant":
+        return mutants[path].name
+    return path.stem if kind == "wrong" else None
 
 
 def _alike_problems(kit: Kit, exercise: Exercise, mistakes: list, calls: dict, timed: set[str]) -> list[str]:

@@ -289,7 +289,8 @@ class GradingSession:
 
             # A limit of the runner's (grade check's proof) asks for every mistake decided; a student's
             # grade gives the diagnosis a share of its time and settles each check at its first name.
-            self._diagnosis = RunningDiagnosis(self._library, self.files.folder, settle=not proof)
+            self._diagnosis = RunningDiagnosis(self._library, self.files.folder, settle=not proof,
+                                               target=self.settings.diagnosis_target)
         for held in [*self._held_back, nodeid]:  # in the checks' order, as if none had waited
             self._diagnosis.add(held, self.calls[held])
         self._held_back.clear()

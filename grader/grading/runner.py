@@ -123,18 +123,20 @@ def collect_checks(kit: Kit, exercise: Exercise) -> tuple[Check, ...]:
 
 def grade(kit: Kit, exercise: Exercise, submission: Submission, seed: int | None = None,
           stop_at: StopAt = StopAt.NEVER, diagnosis_limit_s: float | None = None, explain: bool = True,
-          launcher: Launcher | None = None) -> dict:
+          launcher: Launcher | None = None, diagnosis_target: str | None = None) -> dict:
     """Grade one submission of one exercise and return the native report.
 
     `stop_at` may end the grade early, when only whether the submission loses points matters (the
     mutation report, grade check's mistakes): a mutant that makes the search slow then costs one
     deadline, not all. `diagnosis_limit_s` replaces the diagnosis's default share of the grade's time;
     `explain=False` leaves out the failed checks' explanations (feedback.on_failure), for grade check.
+    `diagnosis_target` names the known mistake the submission is, for grade check's proof, which asks
+    whether the diagnosis names it.
     With `launcher` (grading_launcher()), the grading process is forked from it rather than started afresh.
     """
     # pytest starts first, and collects while the submission is laid out.
     return _grade(ReadyGrade(kit, exercise, stop_at, launcher), submission, seed, diagnosis_limit_s, CallRecording.NONE,
-                  explain)[0]
+                  explain, diagnosis_target)[0]
 
 
 def grade_recording_calls(kit: Kit, exercise: Exercise, submission: Submission, recording: CallRecording,
@@ -145,7 +147,8 @@ def grade_recording_calls(kit: Kit, exercise: Exercise, submission: Submission, 
 
 
 def _grade(ready: ReadyGrade, submission: Submission, seed: int | None, diagnosis_limit_s: float | None,
-           recording: CallRecording, explain: bool = True) -> tuple[dict, dict[str, list[RecordedCall]]]:
+           recording: CallRecording, explain: bool = True, diagnosis_target: str | None = None,
+           ) -> tuple[dict, dict[str, list[RecordedCall]]]:
     """Grade in `ready`, which is then closed: the report, and the calls the run kept."""
     if ready.used:
         raise RuntimeError("a ReadyGrade grades one submission")
@@ -184,7 +187,8 @@ def _grade(ready: ReadyGrade, submission: Submission, seed: int | None, diagnosi
         # A notebook's cells name the module's lines in what the report says.
         settings = replace(_run_settings(exercise, seed, source_dir, submission_error,
                                          layout.source_map if layout else None, ready.stop_at),
-                           diagnosis_limit_s=diagnosis_limit_s, record_calls=recording, explain=explain)
+                           diagnosis_limit_s=diagnosis_limit_s, diagnosis_target=diagnosis_target,
+                           record_calls=recording, explain=explain)
         collected, fault, raw = ready._go(settings, started)
         report = build_report(
             exercise={"id": exercise.id, "slug": exercise.slug, "title": exercise.title},

@@ -228,6 +228,27 @@ def test_a_slow_mistake_waits_for_a_second_pass_and_still_matches_a_call_that_go
     assert [entry.mistake for entry in found] == ["slow"]
 
 
+
+def test_a_proof_of_one_mistake_replays_the_others_only_where_that_one_misses_a_check():
+    slow = KnownMistake("slow", "never finishes", "import time\ndef double(x):\n    time.sleep(5)\n", "mutant")
+    library = CodeLibrary([slow, OFF_BY_ONE, SQUARES], REFERENCE_CODE)
+    # Calls of a 10 s limit each: replayed, the slow mistake would take 5 s a check.
+    everywhere = {"a": [RecordedCall("double", (3,), {}, False, Answer("returned", 7), 10.0)],
+                  "b": [RecordedCall("double", (4,), {}, False, Answer("returned", 9), 10.0)]}
+    # off_by_one matches on both failed checks, so no other mistake can be named in its stead: the slow
+    # one is never replayed, where a whole replay waits for it on each check.
+    started = time.monotonic()
+    found = diagnose(lambda: library, everywhere, 30.0, settle=False, target="off_by_one")
+    assert [(entry.mistake, entry.checks) for entry in found] == [("off_by_one", ("a", "b"))]
+    assert time.monotonic() - started < 5
+    # Where it misses a check ("c" is squares'), every mistake is replayed: the whole replay's diagnosis.
+    missed = {**everywhere, "c": [returned("double", (3,), 9)]}
+    whole = diagnose(lambda: CodeLibrary([OFF_BY_ONE, SQUARES], REFERENCE_CODE), missed, 30.0, settle=False)
+    found = diagnose(lambda: CodeLibrary([OFF_BY_ONE, SQUARES], REFERENCE_CODE), missed, 30.0, settle=False,
+                     target="off_by_one")
+    assert found == whole and [entry.mistake for entry in found] == ["off_by_one", "squares"]
+
+
 def test_a_program_starts_afresh_after_a_call_that_got_no_answer_as_the_worker_does():
     # Each call advances a memo-like state; cold, a call for 10 takes about 0.5 s, past the 0.3 s limit.
     warms_up = KnownMistake("warms_up", "slow until its state is warm", (
