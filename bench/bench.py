@@ -6,6 +6,7 @@ Run from the kit root, with the kit's own dependencies installed:
     python bench/bench.py calls startup
     python bench/bench.py grading warm  # cold grades, and saves graded in watch mode, against plain pytest
     python bench/bench.py failing [--before KIT]  # reference, stub and two mistakes of each, against plain pytest
+    python bench/bench.py check [--before KIT [--after KIT]]  # grade check of each exercise
     python bench/bench.py report     # the class report of 300 students x 9 exercises
     python bench/bench.py shards     # a class of 150 on one exercise: --jobs 1, --jobs 2, 2 shards merged
     python bench/bench.py namespaces # grade ex04 --solution, a worker's start and a call, with namespaces and without
@@ -325,6 +326,43 @@ def bench_failing(rows: list[tuple[str, str, str]], before: Path | None = None) 
                 print("| " + " | ".join(rows[-1]) + " |", file=sys.stderr, flush=True)  # a long part: as it goes
 
 
+
+# 2c. The instructors' loop: grade check, for one exercise at a time
+
+# The goal of `grade check EX` on a quiet machine, for every exercise.
+CHECK_GOAL_S = 60
+
+
+def check_time(python: str, kit: Path, exercise_id: str) -> float:
+    """Wall time of `grade check EX` (its default seeds) in `kit` with that Python; it must pass."""
+    seconds, result = _run([python, "-m", "grader.cli", "check", exercise_id], cwd=kit)
+    if result.returncode != 0:
+        raise SystemExit(f"grade check {exercise_id} failed in {kit}:\n{result.stdout[-3000:]}")
+    return seconds
+
+
+def bench_check(rows: list[tuple[str, str, str]], before: Path | None = None, after: Path | None = None) -> None:
+    """`grade check EX` for every exercise; with `before` (and `after`, each a checkout with its own .venv),
+    both kits in turn, the order swapped from one exercise to the next. One run each: a run is minutes."""
+    kits = [("after" if before else "grade", after or ROOT)]
+    if before is not None:
+        kits.insert(0, ("before", before))
+    totals = [0.0] * len(kits)
+    for number, exercise in enumerate(Kit(ROOT).exercises()):
+        order = range(len(kits)) if number % 2 == 0 else reversed(range(len(kits)))
+        seconds = [0.0] * len(kits)
+        for index in order:
+            label, root = kits[index]
+            python = str(root / ".venv" / "bin" / "python") if root != ROOT else sys.executable
+            seconds[index] = check_time(python, root, exercise.id)
+            totals[index] += seconds[index]
+        figures = "; ".join(f"{label} {time_s:.1f} s" for (label, _), time_s in zip(kits, seconds))
+        rows.append((f"grade check {exercise.id}", figures, f"goal ≤ {CHECK_GOAL_S} s"))
+        print("| " + " | ".join(rows[-1]) + " |", file=sys.stderr, flush=True)
+    figures = "; ".join(f"{label} {total:.0f} s" for (label, _), total in zip(kits, totals))
+    rows.append(("grade check, every exercise one at a time", figures, "the sum of the rows above"))
+
+
 # 3. Batch scaling
 
 
@@ -620,7 +658,8 @@ def bench_namespaces(rows: list[tuple[str, str, str]], runs: int = 8) -> None:
                      f"{(on - off) * scale:+.{2 if unit == 's' else 1}f} {unit}"))
 
 
-PARTS = {"calls": bench_calls, "grading": bench_grading, "failing": bench_failing, "warm": bench_warm,
+PARTS = {"calls": bench_calls, "grading": bench_grading, "failing": bench_failing, "check": bench_check,
+         "warm": bench_warm,
          "batch": bench_batch,
          "startup": bench_startup,
          "users": bench_users, "report": bench_report,
@@ -631,18 +670,22 @@ def main() -> None:
     """Run the chosen parts and print one table."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("parts", nargs="*", choices=[*PARTS, []],
-                        help="which parts (default: all but users and failing)")
+                        help="which parts (default: all but users, failing and check)")
     parser.add_argument("--user", help="users: the ordinary user to grade as")
     parser.add_argument("--user-kit", type=Path, help="users: that user's copy of the kit, with its own .venv")
-    parser.add_argument("--before", type=Path, help="failing: an earlier checkout, with its own .venv, graded "
-                                                     "in the same paired runs")
+    parser.add_argument("--before", type=Path, help="failing, check: an earlier checkout, with its own .venv, "
+                                                     "graded in the same paired runs")
+    parser.add_argument("--after", type=Path, help="check: the checkout to pair with --before, with its own .venv "
+                                                    "(default: this one, with this Python)")
     args = parser.parse_args()
     rows: list[tuple[str, str, str]] = []
-    for name in args.parts or [part for part in PARTS if part not in ("users", "failing")]:
+    for name in args.parts or [part for part in PARTS if part not in ("users", "failing", "check")]:
         if name == "users":
             bench_users(rows, args.user, args.user_kit)
         elif name == "failing":
             bench_failing(rows, args.before)
+        elif name == "check":
+            bench_check(rows, args.before, args.after)
         else:
             PARTS[name](rows)
     print(f"{time.strftime('%Y-%m-%d')} · {machine()}\n")
