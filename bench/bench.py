@@ -7,6 +7,7 @@ Run from the kit root, with the kit's own dependencies installed:
     python bench/bench.py grading warm  # cold grades, and saves graded in watch mode, against plain pytest
     python bench/bench.py failing [--before KIT]  # reference, stub and two mistakes of each, against plain pytest
     python bench/bench.py check [--before KIT [--after KIT]]  # grade check of each exercise
+    python bench/bench.py warm-failing  # failing saves in watch mode, against cold grades and plain pytest
     python bench/bench.py report     # the class report of 300 students x 9 exercises
     python bench/bench.py shards     # a class of 150 on one exercise: --jobs 1, --jobs 2, 2 shards merged
     python bench/bench.py namespaces # grade ex04 --solution, a worker's start and a call, with namespaces and without
@@ -223,9 +224,9 @@ def bench_grading(rows: list[tuple[str, str, str]]) -> None:
                  f"{seconds / total_naive:.2f}x the baseline (goal < 6 s)"))
 
 
-def warm_time(kit: Kit, exercise) -> float:
+def warm_time(kit: Kit, exercise, folder: Path | None = None) -> float:
     """Wall time of a save graded in watch mode: a ready grade (pytest started, the checks collected,
-    its worker started) grading the reference, to the report built."""
+    its worker started) grading the reference (or the module in `folder`), to the report built."""
     from grader.grading import ReadyGrade
     from grader.submission import Submission
 
@@ -234,11 +235,11 @@ def warm_time(kit: Kit, exercise) -> float:
     while not ready.files.collected.exists() and time.monotonic() < deadline:
         time.sleep(0.01)
     time.sleep(0.5)  # the worker's interpreter starting, as while the student types
-    submission = Submission(exercise.solution_dir(kit.root) / exercise.module, exercise.module)
+    submission = Submission((folder or exercise.solution_dir(kit.root)) / exercise.module, exercise.module)
     started = time.perf_counter()
     report = ready.grade(submission, seed=SEED)
     seconds = time.perf_counter() - started
-    if report["status"] != "pass":
+    if folder is None and report["status"] != "pass":
         raise SystemExit(f"a ready grade of {exercise.id}'s reference did not pass: {report['status']}")
     return seconds
 
@@ -326,6 +327,27 @@ def bench_failing(rows: list[tuple[str, str, str]], before: Path | None = None) 
                 print("| " + " | ".join(rows[-1]) + " |", file=sys.stderr, flush=True)  # a long part: as it goes
 
 
+
+
+def bench_warm_failing(rows: list[tuple[str, str, str]]) -> None:
+    """A failing save in watch mode (each exercise's stub and two known mistakes, as in `failing`), against
+    the same cold grade and plain pytest on the same code, in alternating runs."""
+    kit = Kit(ROOT)
+    with tempfile.TemporaryDirectory(prefix="minimax-kit-failing-") as scratch:
+        for exercise in kit.exercises():
+            for variant, folder in failing_variants(kit, exercise, Path(scratch))[1:]:  # not the reference
+                submission_grade_time(sys.executable, ROOT, exercise.id, folder)  # untimed: the bytecode caches
+                runs = [(warm_time(kit, exercise, folder), submission_grade_time(sys.executable, ROOT, exercise.id,
+                                                                                 folder), naive_time(kit, exercise,
+                                                                                                     folder))
+                        for _ in range(FAILING_RUNS)]
+                warm, cold, plain = (statistics.median(times) for times in zip(*runs))
+                ratio = statistics.median(graded / baseline for graded, _, baseline in runs)
+                rows.append((f"a failing save of {exercise.id}: {variant}",
+                             f"watch {warm:.3f} s, {ratio:.2f}x; cold {cold:.3f} s",
+                             f"plain pytest {plain:.3f} s; the medians of {FAILING_RUNS} paired runs "
+                             f"(goal: watch ≤ cold and ≤ {WARM_GOAL}x)"))
+                print("| " + " | ".join(rows[-1]) + " |", file=sys.stderr, flush=True)
 
 # 2c. The instructors' loop: grade check, for one exercise at a time
 
@@ -659,7 +681,7 @@ def bench_namespaces(rows: list[tuple[str, str, str]], runs: int = 8) -> None:
 
 
 PARTS = {"calls": bench_calls, "grading": bench_grading, "failing": bench_failing, "check": bench_check,
-         "warm": bench_warm,
+         "warm": bench_warm, "warm-failing": bench_warm_failing,
          "batch": bench_batch,
          "startup": bench_startup,
          "users": bench_users, "report": bench_report,
@@ -670,7 +692,7 @@ def main() -> None:
     """Run the chosen parts and print one table."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("parts", nargs="*", choices=[*PARTS, []],
-                        help="which parts (default: all but users, failing and check)")
+                        help="which parts (default: all but users, failing, check and warm-failing)")
     parser.add_argument("--user", help="users: the ordinary user to grade as")
     parser.add_argument("--user-kit", type=Path, help="users: that user's copy of the kit, with its own .venv")
     parser.add_argument("--before", type=Path, help="failing, check: an earlier checkout, with its own .venv, "
@@ -679,7 +701,7 @@ def main() -> None:
                                                     "(default: this one, with this Python)")
     args = parser.parse_args()
     rows: list[tuple[str, str, str]] = []
-    for name in args.parts or [part for part in PARTS if part not in ("users", "failing", "check")]:
+    for name in args.parts or [part for part in PARTS if part not in ("users", "failing", "check", "warm-failing")]:
         if name == "users":
             bench_users(rows, args.user, args.user_kit)
         elif name == "failing":
