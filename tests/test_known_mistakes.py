@@ -136,9 +136,14 @@ def test_grade_check_fails_a_mutant_that_costs_more_than_its_max_cost(toy_kit, c
     assert passed.returncode == 0, passed.stdout
 
 
+# add never ends, so its checks only time out; with pair's edit too, a later check catches it on a value.
+SLOW_ADD_ONLY = ('format_version = 1\n\n[[mutant]]\nname = "slow_add"\nwhy = "add loops forever"\n'
+                 'edits = [{find = "return a + b", replace = "while True:\\n        pass"}]\n')
+SLOW_ADD_AND_LIST_PAIR = SLOW_ADD_ONLY.replace("pass\"}]", 'pass"}, {find = "return (x, x)", replace = "return [x, x]"}]')
+
+
 def test_a_mutant_caught_only_by_a_timeout_is_not_caught(toy_kit):
-    _write(toy_kit, 'format_version = 1\n\n[[mutant]]\nname = "slow_add"\nwhy = "add loops forever"\n'
-                    'edits = [{find = "return a + b", replace = "while True:\\n        pass"}]\n')
+    _write(toy_kit, SLOW_ADD_ONLY)
     result = run_grade("check", "ex01", "--seeds", "1", cwd=toy_kit.root)
     assert result.returncode == 1
     assert ("ex01 mutant 'slow_add' (seed 1) lost points only by timing out, which does not show that a check "
@@ -160,13 +165,6 @@ def test_a_caught_by_check_that_only_times_out_does_not_catch_unless_the_deadlin
     result = run_grade("check", "ex01", "--seeds", "1", cwd=toy_kit.root)
     assert result.returncode == 0, result.stdout
     assert "✓ ex01" in result.stdout
-
-
-
-# add never ends, so its checks only time out; with pair's edit too, a later check catches it on a value.
-SLOW_ADD_ONLY = ('format_version = 1\n\n[[mutant]]\nname = "slow_add"\nwhy = "add loops forever"\n'
-                 'edits = [{find = "return a + b", replace = "while True:\\n        pass"}]\n')
-SLOW_ADD_AND_LIST_PAIR = SLOW_ADD_ONLY.replace("pass\"}]", 'pass"}, {find = "return (x, x)", replace = "return [x, x]"}]')
 
 
 def _proof_grade(toy_kit, tmp_path, mutants: str, name: str = "slow_add", target: str | None = None) -> dict:
@@ -201,10 +199,10 @@ def test_the_proof_diagnoses_the_timed_out_checks_too_once_a_later_check_catches
         named["checks"])
 
 
-
 def test_the_proof_of_a_mistake_named_on_every_failed_check_replays_no_other(toy_kit, tmp_path):
     # A second mistake that answers every call as add_off_by_one does: a whole diagnosis names both.
-    twins = GOOD + GOOD.split("\n\n", 1)[1].split("\n\n")[0].replace('"add_off_by_one"', '"adds_one_too"') + "\n"
+    twins = GOOD + ('\n[[mutant]]\nname = "adds_one_too"\nwhy = "adds one too"\n'
+                    'edits = [{find = "return a + b", replace = "return a + b + 1"}]\n')
     whole = _proof_grade(toy_kit, tmp_path / "whole", twins, "add_off_by_one")
     assert [entry["mistake"] for entry in whole["diagnosis"]] == ["add_off_by_one", "adds_one_too"]
     proof = _proof_grade(toy_kit, tmp_path / "proof", twins, "add_off_by_one", target="add_off_by_one")

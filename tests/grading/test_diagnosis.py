@@ -228,7 +228,6 @@ def test_a_slow_mistake_waits_for_a_second_pass_and_still_matches_a_call_that_go
     assert [entry.mistake for entry in found] == ["slow"]
 
 
-
 def test_a_proof_of_one_mistake_replays_the_others_only_where_that_one_misses_a_check():
     slow = KnownMistake("slow", "never finishes", "import time\ndef double(x):\n    time.sleep(5)\n", "mutant")
     library = CodeLibrary([slow, OFF_BY_ONE, SQUARES], REFERENCE_CODE)
