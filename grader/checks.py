@@ -10,8 +10,9 @@ fixtures, by name:
   under a budget (feedback only; `ProbeOver` once the budget is spent).
 - `rng`: a `random.Random` seeded from the run's seed and the check, for every random input.
 - `feedback`: `feedback.add(text)` adds text to a public check's failure message;
-  `feedback.on_failure(explain)` calls `explain()` once the check has failed, with its time limit
-  paused, and shows the text (a hidden check's only after the due date, where the format allows).
+  `feedback.on_failure(explain)` calls `explain()` if the check failed, once the last check has
+  ended and outside every check's time limit, and shows the text (a hidden check's only after the
+  due date, where the format allows).
 
 And these markers: `points(n)`, `hint(text)`, `call_timeout(seconds)`, `requires(*test_names)` and
 pytest-timeout's `timeout(seconds)`; `MARKERS` says what each does. docs/authoring.md has the whole API.

@@ -9,7 +9,8 @@ loose JSON:
 | `settings.json` | the runner, before pytest starts (a ready grade's: again once its submission is laid out, before the plugin reads it a second time) | `RunSettings`: the module, the limits, the seed |
 | `collected.json` | the plugin, once collection ends and before any check runs | `Collected`: every `Check` |
 | `sandbox.json` | the plugin, after the import and again at the end | `SandboxFacts` |
-| `raw.json` | pytest-json-report, at the end | each check's stages, and its `CheckFeedback` as its metadata |
+| `raw.json` | pytest-json-report, when the last check ends | each check's stages, its `CheckFeedback` as metadata |
+| `explained.json` | the plugin, after raw.json | `Explained`: the failed checks' feedback with their explanations |
 | `diagnosis.json` | the plugin, at the end | `Diagnosis`: the known mistakes the failed checks' answers match |
 """
 
@@ -216,6 +217,38 @@ class CheckFeedback:
 
 
 @dataclass(frozen=True)
+class Explained:
+    """The failed checks' feedback once their explanations (feedback.on_failure) have run, by nodeid.
+
+    They run after the last check, so that the score and the table (raw.json) come before them;
+    each replaces its check's metadata in the raw report (into()).
+    """
+
+    feedback: dict[str, CheckFeedback] = field(default_factory=dict)
+
+    def write(self, path: Path) -> None:
+        """Write the explained feedback for scoring."""
+        _write(path, self)
+
+    @classmethod
+    def read(cls, path: Path) -> Explained:
+        """The plugin's explained feedback; none when it wrote none (nothing to explain, or it died first)."""
+        data = read_json(path)
+        if not isinstance(data, dict) or not isinstance(data.get("feedback"), dict):
+            return cls()
+        return cls({nodeid: feedback for nodeid, metadata in data["feedback"].items()
+                    if (feedback := CheckFeedback.from_metadata(metadata)) is not None})
+
+    def into(self, raw: dict | None) -> dict | None:
+        """`raw` with each explained check's metadata replaced by its explained feedback."""
+        if raw is None or not self.feedback:
+            return raw
+        tests = [{**test, "metadata": self.feedback[test["nodeid"]].as_metadata()}
+                 if test.get("nodeid") in self.feedback else test for test in raw.get("tests", [])]
+        return {**raw, "tests": tests}
+
+
+@dataclass(frozen=True)
 class DiagnosedMistake:
     """A known mistake that the student's answers match, and the checks (nodeids) on whose calls they do."""
 
@@ -269,6 +302,11 @@ class RunFiles:
     def raw(self) -> Path:
         """pytest-json-report's raw report: each check's stages, with its CheckFeedback as metadata."""
         return self.folder / "raw.json"
+
+    @property
+    def explained(self) -> Path:
+        """The plugin's Explained feedback."""
+        return self.folder / "explained.json"
 
     @property
     def diagnosis(self) -> Path:

@@ -12,6 +12,7 @@ from grader.run_contract import (
     CheckFeedback,
     Collected,
     CpuWait,
+    Explained,
     RunFiles,
     RunSettings,
     SandboxFacts,
@@ -65,9 +66,33 @@ def test_metadata_that_is_not_the_plugins_feedback_is_none(metadata):
     assert CheckFeedback.from_metadata(metadata) is None
 
 
+def test_explained_feedback_replaces_only_its_own_checks_metadata(tmp_path):
+    files = RunFiles(tmp_path)
+    feedback = CheckFeedback(Outcome.FAILED, "assert 1 == 2\n\nEXPLAINED", {"kind": "assertion"})
+    explained = Explained({"t.py::f": feedback})
+    explained.write(files.explained)
+    assert Explained.read(files.explained) == explained
+    raw = {"exitcode": 1, "tests": [{"nodeid": "t.py::f", "metadata": {"outcome": "failed"}},
+                                    {"nodeid": "t.py::g", "metadata": {"outcome": "passed"}}]}
+    tests = explained.into(raw)["tests"]
+    assert tests[0]["metadata"]["message"].endswith("EXPLAINED") and tests[1] == raw["tests"][1]
+    assert raw["tests"][0]["metadata"] == {"outcome": "failed"}  # the raw report itself is left as it was
+    assert explained.into(None) is None
+
+
+@pytest.mark.parametrize("written", [None, "{half", "[]", '{"feedback": 3}',
+                                     '{"feedback": {"t.py::f": {"outcome": 1}}}'])
+def test_explained_feedback_that_is_missing_or_not_the_plugins_reads_as_none(tmp_path, written):
+    files = RunFiles(tmp_path)
+    if written is not None:
+        files.explained.write_text(written, encoding="utf-8")
+    assert Explained.read(files.explained) == Explained()
+
+
 def test_the_run_folder_names_each_file_once(tmp_path):
     files = RunFiles(Path(tmp_path))
-    paths = [files.settings, files.collected, files.sandbox, files.raw, files.log, files.pytest_root, files.submission]
+    paths = [files.settings, files.collected, files.sandbox, files.raw, files.explained, files.diagnosis, files.calls,
+             files.log, files.pytest_root, files.submission]
     assert len(set(paths)) == len(paths) and all(path.parent == tmp_path for path in paths)
 
 

@@ -48,6 +48,26 @@ class LazyConsole:
         return self._console
 
 
+class TableFirst:
+    """A grade's score and check table shown the moment its last check ends (runner.grade's on_table);
+    the explanations, diagnosis and notes follow once the grade is done (_deliver)."""
+
+    def __init__(self, terminal: LazyConsole):
+        self.terminal = terminal
+        self.shown: dict | None = None  # the report as its table was shown
+
+    def __call__(self, report: dict) -> None:
+        from grader.cli import student_view as display
+
+        display.print_score_and_table(self.terminal(), report)
+        self.shown = report
+
+    def shows(self, report: dict) -> bool:
+        """Whether what was shown is still the grade's score: an error after the checks (the grading
+        process stopped past its limit) can take every point back, and then the whole report is shown."""
+        return self.shown is not None and all(self.shown[key] == report[key] for key in ("status", "score"))
+
+
 def _load_display_meanwhile() -> None:
     """Import the display (and rich) and prepare it in a thread, while the main thread waits for the checks."""
     import threading
@@ -117,9 +137,9 @@ def _refuse_bad_watch(args) -> None:
 
 
 def _grade_one(args, kit: Kit, exercise: Exercise, ready: ReadyGrade | None = None,
-               launcher: Launcher | None = None) -> tuple[dict, list[str]]:
-    """Grade one exercise as the arguments say (in `ready`, or forked by `launcher`, when given); update
-    reports/ for the student's own work."""
+               launcher: Launcher | None = None, table_first: TableFirst | None = None) -> tuple[dict, list[str]]:
+    """Grade one exercise as the arguments say (in `ready`, or forked by `launcher`, when given), showing its
+    score and table as soon as its checks end with `table_first`; update reports/ for the student's own work."""
     from grader.grading import grade
 
     if args.mutant is not None:
@@ -131,11 +151,12 @@ def _grade_one(args, kit: Kit, exercise: Exercise, ready: ReadyGrade | None = No
         mutant = find_mutant(exercise, kit.root, args.mutant)
         with tempfile.TemporaryDirectory(prefix="minimax-kit-mutant-") as scratch:
             path = write_mutant(exercise, kit.root, mutant, Path(scratch))
-            report = grade(kit, exercise, Submission(path, f"mutant {mutant.name} of {exercise.module}"), seed=args.seed)
+            report = grade(kit, exercise, Submission(path, f"mutant {mutant.name} of {exercise.module}"),
+                           seed=args.seed, on_table=table_first)
         return report, []
     submission, own_work = _submission(args, kit, exercise)
-    report = (ready.grade(submission, seed=args.seed) if ready
-              else grade(kit, exercise, submission, seed=args.seed, launcher=launcher))
+    report = (ready.grade(submission, seed=args.seed, on_table=table_first) if ready
+              else grade(kit, exercise, submission, seed=args.seed, launcher=launcher, on_table=table_first))
     where = []
     if own_work:
         path = kit.progress_path(exercise)
@@ -154,8 +175,10 @@ def _format_options(args) -> dict:
     return {"hidden_visibility": args.hidden_visibility} if args.hidden_visibility else {}
 
 
-def _deliver(args, terminal: LazyConsole, document: dict, where: list[str], exercises: list[Exercise]) -> None:
-    """Write the report where --output says, and show the result unless the report goes to stdout."""
+def _deliver(args, terminal: LazyConsole, document: dict, where: list[str], exercises: list[Exercise],
+             table_first: TableFirst | None = None) -> None:
+    """Write the report where --output says, and show the result unless the report goes to stdout (only
+    what follows the score, where `table_first` has shown the score and table)."""
     if args.output == "-":
         sys.stdout.write(render(document, args.format, **_format_options(args)))
         return
@@ -170,6 +193,11 @@ def _deliver(args, terminal: LazyConsole, document: dict, where: list[str], exer
         display.print_overview(terminal(), document, where)
         return
 
+    if table_first is not None and table_first.shows(document):
+        display.print_report_rest(terminal(), document, where, exercises[0].withheld_checks())
+        return
+    if table_first is not None and table_first.shown is not None:
+        terminal().print()
     display.print_report(terminal(), document, where, exercises[0].withheld_checks())
 
 
@@ -187,9 +215,10 @@ def run_watch(args, kit: Kit, exercise: Exercise, terminal: LazyConsole) -> int:
     ready: list[ReadyGrade] = []  # at most one, waiting for the next save
 
     def grade_once() -> None:
+        table_first = TableFirst(terminal)
         try:
-            report, where = _grade_one(args, kit, exercise, ready.pop() if ready else None)
-            _deliver(args, terminal, report, where, [exercise])
+            report, where = _grade_one(args, kit, exercise, ready.pop() if ready else None, table_first=table_first)
+            _deliver(args, terminal, report, where, [exercise], table_first)
         except GradeError as exc:
             # Said, not fatal: the file may be half-saved, and the next save is graded as usual.
             terminal().print(Text(f"grade: {exc}", style="red"))
@@ -203,9 +232,11 @@ def run_watch(args, kit: Kit, exercise: Exercise, terminal: LazyConsole) -> int:
     return EXIT_PASS
 
 
-def _grade_all(args, kit: Kit, exercises: list[Exercise], ahead: Launcher | None) -> list[tuple[dict, list[str]]]:
+def _grade_all(args, kit: Kit, exercises: list[Exercise], ahead: Launcher | None,
+               table_first: TableFirst | None = None) -> list[tuple[dict, list[str]]]:
     """Grade each exercise (side by side when several), loading the display meanwhile unless the report goes to
-    stdout; the grading processes are forked from `ahead`, if given, or from a launcher started now."""
+    stdout; the grading processes are forked from `ahead`, if given, or from a launcher started now. One
+    exercise's score and table are shown as soon as its checks end, with `table_first`."""
     from grader.grading import ReadyGrade, expected_grade_seconds, grading_launcher, in_parallel
 
     # Every grading process is forked from one launcher, which imports pytest and the plugins once.
@@ -217,7 +248,7 @@ def _grade_all(args, kit: Kit, exercises: list[Exercise], ahead: Launcher | None
             try:
                 if args.output != "-":
                     _load_display_meanwhile()
-                return [_grade_one(args, kit, exercises[0], ready)]
+                return [_grade_one(args, kit, exercises[0], ready, table_first=table_first)]
             finally:
                 ready.close()  # graded or not (a missing file): its process and folder go
         if args.output != "-":
@@ -225,8 +256,8 @@ def _grade_all(args, kit: Kit, exercises: list[Exercise], ahead: Launcher | None
         # Exercises are graded side by side, one per CPU: each grading process claims a CPU of its own,
         # so none of them waits for another or runs short of its time limits. The ones whose last grade
         # took longest go first.
-        return in_parallel(lambda exercise: _grade_one(args, kit, exercise, launcher=launcher), exercises,
-                           cost=expected_grade_seconds)
+        return in_parallel(lambda exercise: _grade_one(args, kit, exercise, launcher=launcher, table_first=table_first),
+                           exercises, cost=expected_grade_seconds)
 
 
 def run(argv: list[str], terminal: LazyConsole, launcher: Launcher | None = None) -> int:
@@ -261,7 +292,9 @@ def run(argv: list[str], terminal: LazyConsole, launcher: Launcher | None = None
         exercises = [kit.resolve(args.exercise)]
     if args.watch:
         return run_watch(args, kit, exercises[0], terminal)
-    graded = _grade_all(args, kit, exercises, launcher)
+    # One exercise's score and table come first, as soon as its checks end; --all shows an overview.
+    table_first = TableFirst(terminal) if not args.all and args.output != "-" else None
+    graded = _grade_all(args, kit, exercises, launcher, table_first)
     reports = [report for report, _ in graded]
     where = [path for _, written in graded for path in written]
     if args.all:
@@ -270,7 +303,7 @@ def run(argv: list[str], terminal: LazyConsole, launcher: Launcher | None = None
         document = summarize(reports)
     else:
         document = reports[0]
-    _deliver(args, terminal, document, where, exercises)
+    _deliver(args, terminal, document, where, exercises, table_first)
     if document["status"] == Status.PASS or args.exit_zero:
         return EXIT_PASS
     return EXIT_LOST_POINTS

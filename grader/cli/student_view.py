@@ -232,7 +232,13 @@ def notebook_note(submission: dict) -> str | None:
 
 
 def print_report(console: Console, report: dict, where: list[str], withheld: dict | None = None) -> None:
-    """One exercise's result: the check table, the failures grouped after it, the score, the report's place."""
+    """One exercise's result: its score and check table, then the rest (print_report_rest)."""
+    print_score_and_table(console, report)
+    print_report_rest(console, report, where, withheld)
+
+
+def print_score_and_table(console: Console, report: dict) -> None:
+    """The exercise, its check table and its score: what a grade shows as soon as its last check ends."""
     exercise = report["exercise"]
     print_wrapped(console, Text.assemble((f"{exercise['id']} {exercise['title']}", "bold"), "  ",
                                          (f"({report['submission']['path']})", "dim")))
@@ -241,6 +247,15 @@ def print_report(console: Console, report: dict, where: list[str], withheld: dic
         print_wrapped(console, Text(left_out, style="dim"))
     if report["tests"]:
         console.print(_check_table(report["tests"]))
+    console.print()
+    colour = STATUS_COLOURS[report["status"]]
+    console.print(Text.assemble((f"Score {report['score']:g}/{report['max_score']:g} ({report['status']})",
+                                 f"bold {colour}"), "  ", (f"seed {report['seed']}", "dim")))
+    console.file.flush()  # shown now, also through a pipe, while the explanations are worked out
+
+
+def print_report_rest(console: Console, report: dict, where: list[str], withheld: dict | None = None) -> None:
+    """What follows the score: what the module printed, the failures in words, the diagnosis, and notes."""
     printed = report["submission"].get("import_output")
     if printed:
         console.print()
@@ -253,21 +268,21 @@ def print_report(console: Console, report: dict, where: list[str], withheld: dic
         console.print()
         prefix = "Nothing could be graded: " if report["status"] == Status.ERROR else ""
         print_wrapped(console, Text(prefix + report["message"], style="bold red"))
-    console.print()
-    colour = STATUS_COLOURS[report["status"]]
-    console.print(Text.assemble((f"Score {report['score']:g}/{report['max_score']:g} ({report['status']})",
-                                 f"bold {colour}"), "  ", (f"seed {report['seed']}", "dim")))
     cpu = report["environment"]["sandbox"].get("cpu") or {}
+    notes = []
     if cpu.get("contended"):
         waited = whole_seconds_in_words(cpu["waited_s"])
-        print_wrapped(console, Text(f"This grade waited {waited} for a CPU while the machine was busy, so "
-                                    "a timeout may say more about the machine than about your code. Grade again "
-                                    "when it is quieter.", style="yellow"))
+        notes.append(Text(f"This grade waited {waited} for a CPU while the machine was busy, so "
+                          "a timeout may say more about the machine than about your code. Grade again "
+                          "when it is quieter.", style="yellow"))
     if withheld:
-        console.print(Text(f"These were the public checks. When your work is marked, {withheld['checks']} "
-                           f"hidden checks worth {withheld['points']:g} points also run.", style="dim"))
-    for path in where:
-        console.print(Text(f"Report written to {path}", style="dim"))
+        notes.append(Text(f"These were the public checks. When your work is marked, {withheld['checks']} "
+                          f"hidden checks worth {withheld['points']:g} points also run.", style="dim"))
+    notes.extend(Text(f"Report written to {path}", style="dim") for path in where)
+    if notes:
+        console.print()
+    for note in notes:
+        print_wrapped(console, note)
 
 
 def print_overview(console: Console, summary: dict, where: list[str]) -> None:

@@ -16,7 +16,7 @@ import signal
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -54,6 +54,7 @@ from grader.run_contract import (
     Collected,
     CpuWait,
     Diagnosis,
+    Explained,
     RunFiles,
     RunSettings,
     SandboxFacts,
@@ -166,6 +167,8 @@ class GradingSession:
         self.exitstatus: int | None = None
         self.started = time.monotonic()
         self._diagnosis: RunningDiagnosis | None = None
+        # Failed checks whose explanations run once the last check has ended (_explain_failures).
+        self._unexplained: dict[str, Unexplained] = {}
         # Failed checks that caught nothing on an answer, held back from grade check's diagnosis (_diagnose).
         self._held_back: list[str] = []
 
@@ -263,8 +266,13 @@ class GradingSession:
         return self._sandbox
 
     def pytest_sessionfinish(self, session, exitstatus):
-        """Close the sandbox and note which uids were used, for the runner's final sweep; then diagnose."""
+        """Explain the failed checks, close the sandbox and note which uids were used (for the runner's
+        final sweep); then diagnose."""
         self.exitstatus = int(exitstatus)
+        # After pytest-json-report (tryfirst) has written the checks' results, which the runner shows now;
+        # not after Ctrl-C, which must end the grade within its grace.
+        if exitstatus != pytest.ExitCode.INTERRUPTED:
+            self._explain_failures()
         self._close_sandbox()
         if self.settings.record_calls is not CallRecording.NONE:
             write_calls(self.files.calls, {nodeid: calls for nodeid, calls in self.calls.items()
@@ -347,13 +355,15 @@ class GradingSession:
         if check is None:
             return
         if call.excinfo is not None and item.nodeid not in self.feedback:
-            explained = self._explain(item.nodeid, check.public) if call.when == "call" else []
-            notes = self.notes.get(item.nodeid, []) + (explained if check.public else [])
-            self.feedback[item.nodeid] = self._describe_failure(check, call, notes)
-            if explained and not check.public:
-                self.feedback[item.nodeid] = replace(self.feedback[item.nodeid],
-                                                     after_due=cap("\n\n".join(explained)))
-            kind = self.feedback[item.nodeid].failure["kind"]
+            failure, words = self._failure_in_words(check, call)
+            notes = list(self.notes.get(item.nodeid, []))
+            self.feedback[item.nodeid] = CheckFeedback(
+                failure.outcome, cap(check_message(words, public=check.public, hint=check.hint, notes=notes)),
+                failure.facts(check.public))
+            explanations = self.later.pop(item.nodeid, []) if call.when == "call" else []
+            if explanations and self.settings.explain:
+                self._unexplained[item.nodeid] = Unexplained(words, notes, explanations)
+            kind = failure.kind
             if self.settings.stop_at is StopAt.FIRST_CATCH and kind not in (FailureKind.TIMEOUT, FailureKind.ERROR):
                 # The check caught the submission on a value, an exception or a crash; the rest cannot change that.
                 item.session.shouldstop = "a check caught the submission"
@@ -376,53 +386,69 @@ class GradingSession:
             return None
         return self.feedback[item.nodeid].as_metadata()
 
-    def _explain(self, nodeid: str, public: bool) -> list[str]:
-        """Run a failed check's feedback.on_failure explanations, with its time limit paused; their texts."""
-        explanations = self.later.pop(nodeid, [])
-        if not explanations or not self.settings.explain:
-            return []
-        # The outcome is settled: the check's own alarm is paused so that an explanation (which may
-        # probe the student's code, under a budget of its own) cannot turn it into a timeout.
-        remaining, _ = signal.setitimer(signal.ITIMER_REAL, 0)
-        texts = []
-        try:
-            for explain in explanations:
-                try:
-                    text = explain()
-                except Exception as exc:  # the check's own code: its author should see why it said nothing
-                    # Its words may be the student's (an exception raised through the check): a hidden
-                    # check keeps only the class, whose name is the kit's or a built-in one.
-                    why = f"{type(exc).__name__}: {exc}" if public else type(exc).__name__
-                    text = f"(This check's explanation could not be worked out: {why})"
-                if text:
-                    texts.append(str(text))
-        finally:
-            if remaining > 0:
-                signal.setitimer(signal.ITIMER_REAL, remaining)
-        return texts
+    def _explain_failures(self) -> None:
+        """Run the failed checks' feedback.on_failure explanations, now that the last check has ended.
 
-    def _describe_failure(self, check, call, notes: list[str]) -> CheckFeedback:
+        The score and the table need none of them, and pytest-json-report has written them already
+        (raw.json), so the runner shows them while these run (runner.grade's on_table). Each probes
+        the student's code in throwaway workers of its own (StudentProxy.probing, .trace), which
+        start from the module as imported, so running them after the later checks changes no answer.
+        """
+        explained = {}
+        for nodeid, pending in self._unexplained.items():
+            check = self.checks[nodeid]
+            texts = [text for explain in pending.explanations if (text := _explanation(explain, check.public))]
+            if not texts:
+                continue
+            ended = self.feedback[nodeid]
+            if check.public:
+                message = check_message(pending.words, public=True, hint=check.hint, notes=[*pending.notes, *texts])
+                explained[nodeid] = replace(ended, message=cap(message))
+            else:  # a hidden check's explanation may show its input: kept for after the due date
+                explained[nodeid] = replace(ended, after_due=cap("\n\n".join(texts)))
+        self._unexplained.clear()
+        if explained:
+            Explained(explained).write(self.files.explained)
+
+    def _failure_in_words(self, check: Check, call) -> tuple[Failure, str | None]:
         """Classify a failed stage, and put what the student may see of it into words."""
         exc = call.excinfo.value
         public = check.public
         if isinstance(exc, StudentFailure):  # a call's failure, or the check's own time limit (see CheckTimer)
-            failure = exc.failure
-            words = failure.words(public)
-        elif call.when != "call":
-            failure = Failure(FailureKind.ERROR)
+            return exc.failure, exc.failure.words(public)
+        if call.when != "call":
             stage = "start" if call.when == "setup" else "finish"
-            words = explanation(call.excinfo.exconly()) if public else f"the check could not {stage}"
-        elif isinstance(exc, pytest.fail.Exception):
+            return Failure(FailureKind.ERROR), (explanation(call.excinfo.exconly()) if public
+                                                else f"the check could not {stage}")
+        if isinstance(exc, pytest.fail.Exception):
             # A message the check's author wrote for the student; safe to show even when hidden.
-            failure, words = Failure(FailureKind.ASSERTION), "\n".join(map(raised_words, str(exc).splitlines()))
-        elif isinstance(exc, StudentRaised):
+            return Failure(FailureKind.ASSERTION), "\n".join(map(raised_words, str(exc).splitlines()))
+        if isinstance(exc, StudentRaised):
             failure = exc.student.failure(exc.student.call)
-            words = failure.words(public)
-        else:  # the check's assertion failed, or it choked on what the student's code returned
-            failure = Failure(FailureKind.ASSERTION)
-            words = explanation(call.excinfo.exconly()) if public else None
-        message = check_message(words, public=public, hint=check.hint, notes=notes)
-        return CheckFeedback(failure.outcome, cap(message), failure.facts(public))
+            return failure, failure.words(public)
+        # The check's assertion failed, or it choked on what the student's code returned.
+        return Failure(FailureKind.ASSERTION), explanation(call.excinfo.exconly()) if public else None
+
+
+@dataclass(frozen=True)
+class Unexplained:
+    """A failed check whose explanations wait for the last check to end: its words, notes and explanations."""
+
+    words: str | None
+    notes: list[str]
+    explanations: list[Callable[[], str | None]]
+
+
+def _explanation(explain: Callable[[], str | None], public: bool) -> str | None:
+    """What one feedback.on_failure explanation says, or why it could not say it."""
+    try:
+        text = explain()
+    except Exception as exc:  # the check's own code: its author should see why it said nothing
+        # Its words may be the student's (an exception raised through the check): a hidden
+        # check keeps only the class, whose name is the kit's or a built-in one.
+        why = f"{type(exc).__name__}: {exc}" if public else type(exc).__name__
+        return f"(This check's explanation could not be worked out: {why})"
+    return str(text) if text else None
 
 
 class CheckTimer:

@@ -220,10 +220,10 @@ class Feedback:
         self._later = later
 
     def on_failure(self, explain: Callable[[], str | None]) -> None:
-        """Call `explain()` if the check fails, once its outcome is settled, and show the text it returns.
+        """Call `explain()` if the check fails, once the last check has ended, and show the text it returns.
 
-        It runs with the check's own time limit paused (so probing the student's code with
-        `student.probing()` cannot change the outcome). A public check shows the text after its
+        It runs outside every check's time limit (so probing the student's code with
+        `student.probing()` cannot change an outcome). A public check shows the text after its
         message; a hidden one keeps it for after the due date, where the report's format has such a
         place (Gradescope's hidden tests), since it may show inputs.
         """

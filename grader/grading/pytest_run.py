@@ -11,6 +11,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from grader.catalog import Exercise, Kit, KitError
@@ -30,6 +31,8 @@ INTERRUPT_GRACE = 5.0
 # Seconds the grade's reaper gets to kill the grading process and sweep after SIGTERM; it runs no
 # student code and waits on nothing, so only a machine in trouble needs more than a moment.
 REAPER_GRACE = 10.0
+# Seconds between looks for the checks' results while a grade waits to show them (_wait_for_pytest).
+CHECKS_OVER_POLL_S = 0.01
 # pytest's exit code for an error inside pytest or a plugin (pytest.ExitCode.INTERNAL_ERROR).
 PYTEST_INTERNAL_ERROR = 3
 # The grading process's main module: pytest with the grading run's plugins (grader/grading/pytest_main.py).
@@ -69,23 +72,35 @@ def _pytest_arguments(files: RunFiles, kit: Kit, exercise: Exercise, check_files
     ]
 
 
-def _wait_for_pytest(process: subprocess.Popen, files: RunFiles, started: float) -> str | None:
-    """Wait for pytest under the outer limit; return why it was stopped, or None if it finished."""
+def _wait_for_pytest(process: subprocess.Popen, files: RunFiles, started: float,
+                     on_checks_over: Callable[[dict], None] | None = None) -> str | None:
+    """Wait for pytest under the outer limit; return why it was stopped, or None if it finished.
+
+    With `on_checks_over`, it is called with the raw report as soon as pytest-json-report has written
+    it, when the last check has ended and the explanations and diagnosis are still to come.
+    """
     limit, collected = COLLECTION_LIMIT, None
+    # How often the wait looks for the raw report: often enough that the table's wait is not noticed.
+    poll_s = CHECKS_OVER_POLL_S if on_checks_over else 0.05
     with _exit_watch(process) as exited:
         while process.poll() is None:
             if collected is None:  # written once, when collection ends
                 collected = Collected.read(files.collected)
                 if collected is not None:
                     limit = sum(check.budget_s for check in collected.checks) + sandbox.IMPORT_TIMEOUT + RUN_SLACK
+            if on_checks_over is not None and files.raw.exists():
+                raw = read_json(files.raw)  # None while it is being written
+                if raw is not None:
+                    on_checks_over(raw)
+                    on_checks_over, poll_s = None, 0.05
             if time.monotonic() - started > limit:
                 end_reaper(process, signal.SIGTERM, REAPER_GRACE)
                 return f"the grading process ran past its {limit:g} s limit and was stopped"
             if exited is not None:  # wakes the moment pytest exits
-                select.select([exited], [], [], 0.05)
+                select.select([exited], [], [], poll_s)
             else:  # polls with growing sleeps
                 with contextlib.suppress(subprocess.TimeoutExpired):
-                    process.wait(timeout=0.05)
+                    process.wait(timeout=poll_s)
     return None
 
 
@@ -195,13 +210,18 @@ def start_pytest(kit: Kit, exercise: Exercise, files: RunFiles, settings: RunSet
 
 
 def finish_pytest(process: subprocess.Popen, exercise: Exercise, files: RunFiles, started: float,
-                   collect_only: bool = False) -> tuple[Collected, str | None, dict | None]:
-    """Wait for pytest under the outer limit and read what it wrote (see run_checks)."""
+                  collect_only: bool = False, on_checks_over: Callable[[dict], None] | None = None,
+                  ) -> tuple[Collected, str | None, dict | None]:
+    """Wait for pytest under the outer limit and read what it wrote (see run_checks and _wait_for_pytest)."""
     try:
-        fault = _wait_for_pytest(process, files, started)
+        fault = _wait_for_pytest(process, files, started, on_checks_over)
     except KeyboardInterrupt:
         # pytest gets SIGINT, so it closes its sandbox and says which uids it used.
         end_reaper(process, signal.SIGINT, INTERRUPT_GRACE)
+        sweep_run_workers(files)
+        raise
+    except BaseException:  # on_checks_over failed (a closed stdout, say): nothing more is waited for
+        end_reaper(process, signal.SIGTERM, REAPER_GRACE)
         sweep_run_workers(files)
         raise
     sweep_run_workers(files)

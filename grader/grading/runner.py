@@ -30,6 +30,7 @@ from grader.run_contract import (
     Check,
     Collected,
     Diagnosis,
+    Explained,
     RunFiles,
     RunSettings,
     SandboxFacts,
@@ -70,18 +71,20 @@ class ReadyGrade:
         finally:
             os.close(wait_r)
 
-    def grade(self, submission: Submission, seed: int | None = None) -> dict:
+    def grade(self, submission: Submission, seed: int | None = None,
+              on_table: Callable[[dict], None] | None = None) -> dict:
         """Grade the submission in this process, as grade() would; a ready grade grades once."""
-        return _grade(self, submission, seed, None, CallRecording.NONE)[0]
+        return _grade(self, submission, seed, None, CallRecording.NONE, on_table=on_table)[0]
 
-    def _go(self, settings: RunSettings, started: float) -> tuple[Collected, str | None, dict | None]:
+    def _go(self, settings: RunSettings, started: float, on_checks_over: Callable[[dict], None] | None = None,
+            ) -> tuple[Collected, str | None, dict | None]:
         """Hand the waiting pytest its settings and wait for it as run_checks does."""
         settings.write(self.files.settings)
         with contextlib.suppress(BrokenPipeError):  # it died just now; finish_pytest says how
             os.write(self._go_w, b"go\n")
         self._close_pipe()
         self.swept = True  # finish_pytest sweeps the run's uids whichever way it ends
-        return finish_pytest(self.process, self.exercise, self.files, started)
+        return finish_pytest(self.process, self.exercise, self.files, started, on_checks_over=on_checks_over)
 
     def _close_pipe(self) -> None:
         if self._go_w is not None:
@@ -123,7 +126,8 @@ def collect_checks(kit: Kit, exercise: Exercise) -> tuple[Check, ...]:
 
 def grade(kit: Kit, exercise: Exercise, submission: Submission, seed: int | None = None,
           stop_at: StopAt = StopAt.NEVER, diagnosis_limit_s: float | None = None, explain: bool = True,
-          launcher: Launcher | None = None, diagnosis_target: str | None = None) -> dict:
+          launcher: Launcher | None = None, diagnosis_target: str | None = None,
+          on_table: Callable[[dict], None] | None = None) -> dict:
     """Grade one submission of one exercise and return the native report.
 
     `stop_at` may end the grade early, when only whether the submission loses points matters (the
@@ -133,10 +137,12 @@ def grade(kit: Kit, exercise: Exercise, submission: Submission, seed: int | None
     `diagnosis_target` names the known mistake the submission is, for grade check's proof, which asks
     whether the diagnosis names it.
     With `launcher` (grading_launcher()), the grading process is forked from it rather than started afresh.
+    `on_table` is called with the report as it stands once the last check has ended: its score and
+    checks are final, and the failed checks' explanations and the diagnosis are still to come.
     """
     # pytest starts first, and collects while the submission is laid out.
     return _grade(ReadyGrade(kit, exercise, stop_at, launcher), submission, seed, diagnosis_limit_s, CallRecording.NONE,
-                  explain, diagnosis_target)[0]
+                  explain, diagnosis_target, on_table)[0]
 
 
 def grade_recording_calls(kit: Kit, exercise: Exercise, submission: Submission, recording: CallRecording,
@@ -148,7 +154,7 @@ def grade_recording_calls(kit: Kit, exercise: Exercise, submission: Submission, 
 
 def _grade(ready: ReadyGrade, submission: Submission, seed: int | None, diagnosis_limit_s: float | None,
            recording: CallRecording, explain: bool = True, diagnosis_target: str | None = None,
-           ) -> tuple[dict, dict[str, list[RecordedCall]]]:
+           on_table: Callable[[dict], None] | None = None) -> tuple[dict, dict[str, list[RecordedCall]]]:
     """Grade in `ready`, which is then closed: the report, and the calls the run kept."""
     if ready.used:
         raise RuntimeError("a ReadyGrade grades one submission")
@@ -189,20 +195,32 @@ def _grade(ready: ReadyGrade, submission: Submission, seed: int | None, diagnosi
                                          layout.source_map if layout else None, ready.stop_at),
                            diagnosis_limit_s=diagnosis_limit_s, diagnosis_target=diagnosis_target,
                            record_calls=recording, explain=explain)
-        collected, fault, raw = ready._go(settings, started)
-        report = build_report(
-            exercise={"id": exercise.id, "slug": exercise.slug, "title": exercise.title},
-            submission={"path": submission.shown_as, "sha256": sha256, **(layout.report_fields() if layout else {})},
-            seed=seed,
-            collected=collected.checks,
-            raw=raw,
-            sandbox=SandboxFacts.read(files.sandbox),
-            fault=fault,
-            started_at=started_at.strftime("%Y-%m-%dT%H:%M:%SZ"),
-            duration_s=time.monotonic() - started,
-            call_timeout=exercise.call_timeout,
-            diagnosis=Diagnosis.read(files.diagnosis),
-        )
+
+        def report_of(checks: tuple[Check, ...], raw: dict | None, fault: str | None, diagnosis: Diagnosis) -> dict:
+            return build_report(
+                exercise={"id": exercise.id, "slug": exercise.slug, "title": exercise.title},
+                submission={"path": submission.shown_as, "sha256": sha256,
+                            **(layout.report_fields() if layout else {})},
+                seed=seed,
+                collected=checks,
+                raw=raw,
+                sandbox=SandboxFacts.read(files.sandbox),
+                fault=fault,
+                started_at=started_at.strftime("%Y-%m-%dT%H:%M:%SZ"),
+                duration_s=time.monotonic() - started,
+                call_timeout=exercise.call_timeout,
+                diagnosis=diagnosis,
+            )
+
+        def checks_over(raw: dict) -> None:
+            # Collected before any check ran, so it is there; the explanations and diagnosis come later.
+            collected = Collected.read(files.collected)
+            if on_table is not None and collected is not None and not collected.errors:
+                on_table(report_of(collected.checks, raw, None, Diagnosis()))
+
+        collected, fault, raw = ready._go(settings, started, checks_over if on_table else None)
+        report = report_of(collected.checks, Explained.read(files.explained).into(raw), fault,
+                           Diagnosis.read(files.diagnosis))
         if ready.stop_at is StopAt.NEVER:  # a grade stopped early says little of what a whole one costs
             remember_grade_seconds(exercise, time.monotonic() - started)
         if recording is CallRecording.NONE:

@@ -210,7 +210,7 @@ def test_weakened_isolation_is_said_in_the_report_and_on_stderr(toy_kit, tmp_pat
     assert f"grade: warning: {sandbox['warning']}" in result.stderr
 
 
-def test_the_result_is_a_table_then_the_failures_grouped_public_before_hidden(toy_kit):
+def test_the_result_is_a_table_and_the_score_then_the_failures_grouped_public_before_hidden(toy_kit):
     long_name = ("pair of seven is the tuple (7, 7), not a list, because tuples are what the game tree "
                  "code downstream hashes")
     public = toy_kit.root / "exercises" / "ex01_toy" / "checks" / "test_public.py"
@@ -231,7 +231,8 @@ def test_the_result_is_a_table_then_the_failures_grouped_public_before_hidden(to
     assert "✗ tag rejects a negative number  0/2" in hidden_part
     assert "DID NOT RAISE ValueError" in hidden_part and "Hint: A negative n is bad input." in hidden_part
     assert "add of random integers" not in hidden_part  # passed checks are not repeated
-    assert out.index("Failed hidden checks") < out.index("Score 4/8 (fail)")
+    # The score comes with the table, as soon as the checks end; the failures in words follow.
+    assert out.index("✗  tag rejects") < out.index("Score 4/8 (fail)") < out.index("Failed public checks")
 
 
 def test_a_timeout_says_how_long_was_allowed_and_the_usual_cause(toy_kit):

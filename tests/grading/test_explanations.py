@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import io
 import json
+import os
+import subprocess
 
 from rich.console import Console
 
@@ -12,6 +14,8 @@ from grader.cli import student_view
 from grader.grading.runner import grade
 from grader.submission import Submission
 from grader.report import render
+from tests.cli.screen import NARROW, one_line
+from tests.conftest import GRADE, REPO
 
 CHECKS = '''
 import time
@@ -133,3 +137,85 @@ def test_probes_run_in_a_throwaway_worker_under_a_budget_and_never_change_an_out
     slept = tests["public with an explanation slower than the check's limit"]
     assert slept["outcome"] == "failed" and slept["failure"]["kind"] == "assertion"
     assert slept["message"].endswith("\n\nSLEPT")
+
+
+def test_the_score_and_table_come_before_the_explanations_are_worked_out(toy_kit, validate_report):
+    early: list[dict] = []
+    checks = toy_kit.root / "exercises" / "ex01_toy" / "checks"
+    (checks / "test_public.py").write_text((checks / "test_public.py").read_text() + CHECKS)
+    (checks / "test_hidden.py").write_text((checks / "test_hidden.py").read_text() + HIDDEN)
+    submitted = toy_kit.root / "submitted.py"
+    submitted.write_text(SUBMISSION)
+    report = validate_report(grade(toy_kit, toy_kit.resolve("ex01"), Submission(submitted, "submitted.py"), seed=5,
+                                   on_table=early.append))
+    [table] = early
+    validate_report(table)
+    assert (table["status"], table["score"]) == (report["status"], report["score"])
+    assert [(test["id"], test["outcome"], test["score"]) for test in table["tests"]] == \
+        [(test["id"], test["outcome"], test["score"]) for test in report["tests"]]
+    shown, whole = ({test["name"]: test for test in graded["tests"]} for graded in (table, report))
+    # The explanations had not run yet: the failure's own words are there, what they add is not.
+    assert "EXPLAINED" not in shown["public explained"]["message"]
+    assert "EXPLAINED" in whole["public explained"]["message"]
+    assert whole["public explained"]["message"].startswith(shown["public explained"]["message"])
+    assert shown["hidden explained"]["after_due"] is None and whole["hidden explained"]["after_due"]
+    assert table["diagnosis"] == []
+
+
+# An explanation that waits for the test to say it saw the score, or gives up after a while.
+WAITING_CHECK = '''
+
+def test_explained_once_the_score_is_shown(student, feedback):
+    """explained once the score is shown"""
+    def explain():
+        import pathlib, time
+        said = pathlib.Path({said!r})
+        for _ in range(300):
+            if said.exists():
+                return "EXPLAINED AFTER THE SCORE"
+            time.sleep(0.1)
+        return "EXPLAINED BEFORE THE SCORE WAS SHOWN"
+    feedback.on_failure(explain)
+    assert student.add(1, 2) == 4
+'''
+
+
+def _grade_streamed(kit: Kit, checks: str) -> subprocess.Popen:
+    public = kit.root / "exercises" / "ex01_toy" / "checks" / "test_public.py"
+    public.write_text(public.read_text() + checks)
+    partial = REPO / "tests" / "golden" / "partial_solution" / "toy.py"
+    return subprocess.Popen([*GRADE, "ex01", "--submission", str(partial)], cwd=kit.root, text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env={**os.environ, **NARROW})
+
+
+def test_grade_shows_the_score_while_the_explanations_are_still_being_worked_out(toy_kit, tmp_path):
+    said = tmp_path / "the score was shown"
+    grading = _grade_streamed(toy_kit, WAITING_CHECK.format(said=str(said)))
+    before = []
+    for line in grading.stdout:
+        before.append(line)
+        if line.startswith("Score "):
+            said.touch()
+            break
+    rest = grading.stdout.read()
+    assert grading.wait(timeout=120) == 1, grading.stderr.read()
+    assert before[-1].startswith("Score 4/9 (fail)")
+    assert "✗  explained once the score is shown" in "".join(before)
+    assert "EXPLAINED AFTER THE SCORE" in one_line(rest) and "Failed public checks" in rest
+
+
+def test_an_error_after_the_checks_shows_the_whole_report_again(toy_kit):
+    # pytest's code for an internal error, from the grading process once the checks are over.
+    grading = _grade_streamed(toy_kit, '''
+
+def test_explanation_ends_the_grading_process(student, feedback):
+    """an explanation that ends the grading process"""
+    feedback.on_failure(lambda: __import__("os")._exit(3))
+    assert student.add(1, 2) == 4
+''')
+    out, errors = grading.communicate(timeout=120)
+    assert grading.returncode == 1, errors
+    first, again = out.split("Score 4/9 (fail)")
+    assert "✗  an explanation that ends the grading process" in first
+    assert "Nothing could be graded: the grading process stopped with an internal error" in one_line(again)
+    assert "Score 0/9 (error)" in again and "!  add of two small numbers" in again
