@@ -22,6 +22,7 @@ from grader.grading.replay import (
     QUICK_PROBE_S,
     RACE_SHARE,
     REFERENCE,
+    Answer,
     ChildOnTheSide,
     RecordedCall,
     in_child,
@@ -35,6 +36,11 @@ from grader.run_contract import DiagnosedMistake
 if TYPE_CHECKING:
     from grader.known_mistakes import KnownMistake
 
+# What a call into a function the student has not written yet answers: the stubs raise this.
+UNWRITTEN_EXCEPTION = "NotImplementedError"
+UNWRITTEN = Answer("raised", UNWRITTEN_EXCEPTION)
+
+
 class CodeLibrary:
     """Known mistakes as code (the kit itself): each replayed on the calls, and the reference beside them."""
 
@@ -44,6 +50,8 @@ class CodeLibrary:
         """The exercise's given modules, which the programs import (see replay_room)."""
         self._sources = {REFERENCE: reference} | {mistake.name: mistake.source for mistake in mistakes}
         self._modules: dict[str, types.ModuleType | None] = {}
+        # Whether the given modules name the stubs' exception (see may_answer_unwritten).
+        self._given_unwritten = any(UNWRITTEN_EXCEPTION in path.read_text(encoding="utf-8") for path in given)
 
     def names(self) -> list[str]:
         """The reference's name (REFERENCE), then the mistakes' names, in the library's order."""
@@ -56,6 +64,17 @@ class CodeLibrary:
     def mistake(self, name: str) -> KnownMistake | None:
         """The known mistake of that name, if the library has it."""
         return next((mistake for mistake in self._mistakes if mistake.name == name), None)
+
+    def may_answer_unwritten(self, name: str) -> bool:
+        """Whether the program may raise the stubs' NotImplementedError, as an unwritten function does.
+
+        Only code that names it raises it: the interpreter raises it only from abstract methods of
+        the standard library, which no exercise's program calls. So a mistake whose code (and the
+        given modules) never names it cannot answer a call as an unwritten function did, and is not
+        replayed on that check: a student's first grades are mostly of stubs, and replaying every
+        mistake on them (a search without its memo among them) cost the diagnosis seconds.
+        """
+        return self._given_unwritten or UNWRITTEN_EXCEPTION in self._sources[name]
 
     def imports(self, name: str) -> bool:
         """Whether the program of that name (a mistake's, or REFERENCE) imports, within PROBE_LIMIT_S."""
@@ -89,8 +108,11 @@ class CodeLibrary:
         # mistakes are ruled out sooner by a value. The order does not change what matches.
         calls = sorted(calls, key=lambda call: call.answer.canonical() == NO_ANSWER)
         cut_short = limit_s is not None and limit_s < PROBE_LIMIT_S
+        unwritten = any(call.answer == UNWRITTEN for call in calls)
         reference_answers: dict[int, str] = {}
         for mistake in self._mistakes if only is None else only:
+            if unwritten and not self.may_answer_unwritten(mistake.name):
+                continue  # it cannot answer every call as the student's code did
             if not self.imports(mistake.name):
                 continue
             same = []  # the calls it answered exactly as the student did, by index

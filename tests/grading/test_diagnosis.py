@@ -287,3 +287,21 @@ def test_a_call_answered_apart_only_in_time_does_not_tell_a_program_from_itself(
         # answered at once by the student, so "never" running out rules it out
         assert list(CodeLibrary([never], REFERENCE_CODE).matches(answered_fast, None)) == []
         assert list(CodeLibrary([never], REFERENCE_CODE).matches(answered_fast[1:], None)) == [(never, True)]
+
+
+def test_a_function_not_written_yet_is_matched_only_by_mistakes_that_raise_as_the_stubs_do(tmp_path):
+    replayed = tmp_path / "replayed"
+    # A mistake that never names NotImplementedError cannot answer as a stub does: it is not even replayed.
+    counting = KnownMistake("counting", "notes each replay", f"def double(x):\n    open({str(replayed)!r}, 'a')"
+                            ".write('x')\n    return 2 * x + 1\n", "mutant")
+    unwritten = KnownMistake("unwritten", "leaves double as the stub has it",
+                             "def double(x):\n    raise NotImplementedError('double is not written yet')\n", "mutant")
+    library = CodeLibrary([counting, unwritten, OFF_BY_ONE], REFERENCE_CODE)
+    stub = [RecordedCall("double", (3,), {}, False, Answer("raised", "NotImplementedError"), 1.0)]
+    with replay_room():
+        assert [(mistake.name, decided) for mistake, decided in library.matches(stub)] == [("unwritten", True)]
+        assert not replayed.exists()
+        # Where the student's code answers, every mistake is replayed as before.
+        assert [mistake.name for mistake, decided in library.matches([returned("double", (3,), 7)]) if decided] \
+            == ["counting", "off_by_one"]
+    assert replayed.exists()
