@@ -5,7 +5,8 @@ from __future__ import annotations
 import contextlib
 import functools
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 from grader.sandbox import wire
@@ -39,6 +40,33 @@ def _line_count(path: Path) -> int:
         return path.read_bytes().count(b"\n") + 1
     except OSError:
         return 0
+
+
+class WorkerStartedAhead:
+    """A worker being started on the sandbox's starter thread, for a throwaway sandbox that will want it soon.
+
+    The thread is the sandbox's own, ended only by its close(), after every worker: a worker is told
+    to die with the thread that started it (PR_SET_PDEATHSIG follows the thread, not the process).
+    """
+
+    def __init__(self, starter: ThreadPoolExecutor, spawn: Callable[[], SandboxWorker]):
+        self._future: Future[SandboxWorker] | None = starter.submit(spawn)
+        self.error: BaseException | None = None
+
+    def take(self) -> SandboxWorker | None:
+        """The started worker, now the caller's; None if it could not be started (`error` says why:
+        the caller then starts one itself, and meets the fault where it can say so)."""
+        future, self._future = self._future, None
+        if future is None:
+            return None
+        self.error = future.exception()  # waits for the start; Ctrl-C meanwhile reaches the caller
+        return None if self.error is not None else future.result()
+
+    def close(self) -> None:
+        """Close the worker unless it was taken, once it has started."""
+        worker = self.take()
+        if worker is not None:
+            worker.close()
 
 
 def _hello_is_well_formed(hello: dict) -> bool:
@@ -99,7 +127,9 @@ class Sandbox:
         self.cpu = CpuAccount()
         self._spare: SandboxWorker | None = None
         # The next throwaway sandbox's worker, started as the last one opened (see throwaway).
-        self._throwaway_spare: SandboxWorker | None = None
+        self._throwaway_spare: WorkerStartedAhead | None = None
+        # The thread that starts them, which lives as long as they may (see WorkerStartedAhead).
+        self._starter: ThreadPoolExecutor | None = None
         self._closing: list[threading.Thread] = []
 
     @functools.cached_property
@@ -252,8 +282,15 @@ class Sandbox:
         # check to fail does the same. So the next throwaway's worker starts its interpreter now, on
         # another CPU while this one works, and waits for its go as a boot()ed one does; close()
         # ends it if no throwaway takes it. Only a grade with feedback pays for it.
-        probe._spare = self._throwaway_spare or self._spawn()
-        self._throwaway_spare = self._spawn() if self.import_error is None else None
+        # Started on a thread: starting a worker (its home, its memory cgroup, its interpreter's
+        # launch) took 40 to 60 ms of this process, which each explanation of a failed check waited for.
+        spare = self._throwaway_spare.take() if self._throwaway_spare is not None else None
+        probe._spare = spare or self._spawn()
+        self._throwaway_spare = None
+        if self.import_error is None:
+            if self._starter is None:
+                self._starter = ThreadPoolExecutor(max_workers=1, thread_name_prefix="worker starter")
+            self._throwaway_spare = WorkerStartedAhead(self._starter, self._spawn)
         try:
             yield probe
         finally:
@@ -301,9 +338,14 @@ class Sandbox:
 
     def close(self):
         """Stop the current worker and any started ahead, and wait for the throwaways' to close."""
-        for worker in (self._worker, self._spare, self._throwaway_spare):
+        if self._throwaway_spare is not None:
+            self._throwaway_spare.close()
+        for worker in (self._worker, self._spare):
             if worker is not None:
                 worker.close()
         self._worker = self._spare = self._throwaway_spare = None
         while self._closing:
             self._closing.pop().join()
+        if self._starter is not None:  # every worker it started is closed by now
+            self._starter.shutdown()
+            self._starter = None

@@ -167,10 +167,10 @@ def test_tracing_runs_in_a_worker_of_its_own_and_leaves_the_checks_worker_alone(
         # ...and the checks' worker never saw those calls, nor their output.
         assert student.calls([1]) == 2
         assert len(outputs) == 2
-        if sandbox.drop_privileges:  # the throwaway workers' uids are swept at the end of the run too:
-            assert len(sandbox.uids_used) == 3  # the checks', the throwaway's, and the next one's, started ahead
     finally:
         sandbox.close()
+    if sandbox.drop_privileges:  # the throwaway workers' uids are swept at the end of the run too:
+        assert len(sandbox.uids_used) == 3  # the checks', the throwaway's, and the next one's, started ahead
 
 
 def test_a_failed_traced_call_is_tracing_not_available(tmp_path):

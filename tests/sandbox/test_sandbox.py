@@ -14,6 +14,7 @@ import sys
 import tempfile
 import textwrap
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -22,7 +23,7 @@ from grader.failures import FailureKind, ImportFailed, StudentFailure, StudentRa
 from grader.sandbox.cpu_accounting import worker_pid
 from grader.sandbox.framing import Channel
 from grader.sandbox.isolation import MemoryCgroup, SandboxError, choose_interpreter, own_memory_cgroup, uid_range
-from grader.sandbox.service import Sandbox, SandboxSettings
+from grader.sandbox.service import Sandbox, SandboxSettings, WorkerStartedAhead
 from grader.sandbox.process import NAMESPACES_ENV, SandboxWorker
 from tests import processes
 from tests.conftest import memory_cgroups_work
@@ -833,3 +834,33 @@ def test_cpu_leases_pin_side_by_side_grades_to_different_cpus():
     assert pinned and len(set(pinned)) == len(pinned) and set(pinned) <= set(allowed)
     assert all(json.loads(affinity) == ([int(cpu)] if cpu != "None" else allowed) for cpu, affinity in seen)
     assert len(pinned) < len(seen)
+
+
+def test_the_next_throwaway_worker_starts_on_a_thread_and_goes_with_the_sandbox(tmp_path):
+    box = make_sandbox(tmp_path)
+    try:
+        box.start()
+        with box.throwaway() as probe:
+            assert probe.call("add", (2, 3), {}, timeout=5.0).value == 5
+        ahead = box._throwaway_spare
+        assert isinstance(ahead, WorkerStartedAhead)
+        with box.throwaway() as probe:  # takes the worker started ahead, and starts the next one
+            assert probe.call("add", (1, 1), {}, timeout=5.0).value == 2
+        assert ahead.take() is None and box._throwaway_spare is not ahead
+        waiting = box._throwaway_spare.take()
+        box._throwaway_spare = None
+        assert waiting.process.poll() is None  # started, waiting for its go
+        waiting.close()
+        assert waiting.process is None or waiting.process.poll() is not None
+    finally:
+        box.close()
+
+
+def test_a_worker_that_could_not_be_started_ahead_leaves_the_start_to_its_taker():
+    def refused() -> SandboxWorker:
+        raise SandboxError("no uid is free")
+
+    with ThreadPoolExecutor(max_workers=1) as starter:
+        ahead = WorkerStartedAhead(starter, refused)
+        assert ahead.take() is None and isinstance(ahead.error, SandboxError)
+        ahead.close()  # nothing to close
