@@ -115,7 +115,8 @@ def diagnosis_entries(diagnosis: Diagnosis, checks: list[Check], tests: list[dic
     ids = {check.nodeid: test["id"] for check, test in zip(checks, tests) if test["score"] < test["max_score"]}
     entries = []
     for mistake in diagnosis.mistakes:
-        matched = [ids[nodeid] for nodeid in mistake.checks if nodeid in ids]
+        # In the report's order: the diagnosis finds a mistake's checks in an order its timing decides.
+        matched = [test_id for nodeid, test_id in ids.items() if nodeid in mistake.checks]
         if matched:
             entries.append({"mistake": mistake.mistake, "why": cap(mistake.why), "checks": matched})
     return entries

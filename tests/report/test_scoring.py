@@ -13,7 +13,7 @@ from dataclasses import replace
 import pytest
 
 from grader.outcomes import Outcome
-from grader.run_contract import Check, CheckFeedback, CpuWait, SandboxFacts
+from grader.run_contract import Check, CheckFeedback, CpuWait, DiagnosedMistake, Diagnosis, SandboxFacts
 from grader.report.scoring import MESSAGE_CAP, build_report, cap, check_passed, score_check
 from grader.text import truncate
 
@@ -430,3 +430,16 @@ def test_the_schema_takes_import_output_as_capped_text_or_null(validate_report, 
         rep["submission"]["import_output"] = bad
         with pytest.raises(jsonschema.ValidationError):
             schema_validator.validate(rep)
+
+
+def test_a_diagnosed_mistake_names_its_checks_in_the_reports_order(validate_report):
+    failed = {"outcome": "failed", "message": "no", "output": None}
+    raw = [raw_test(A, call="failed", feedback=failed), raw_test(B, call="failed", feedback=failed),
+           raw_test(H, call="failed", feedback=failed)]
+    # The diagnosis found them in the order its replays happened to end.
+    found = Diagnosis((DiagnosedMistake("m", "why", (H, B, A)),))
+    rep = validate_report(build_report(
+        exercise={"id": "ex01", "slug": "toy", "title": "Toy"}, submission={"path": "toy.py", "sha256": "0" * 64},
+        seed=1, collected=THREE, raw={"tests": raw}, sandbox=facts(environment={"uid": 65534}), fault=None,
+        started_at="2026-11-29T12:00:00Z", duration_s=1.5, call_timeout=2.0, diagnosis=found))
+    assert rep["diagnosis"] == [{"mistake": "m", "why": "why", "checks": [A, B, H]}]
