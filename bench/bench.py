@@ -5,7 +5,7 @@ Run from the kit root, with the kit's own dependencies installed:
     python bench/bench.py            # everything (about 10 minutes on 2 cores)
     python bench/bench.py calls startup
     python bench/bench.py grading warm  # cold grades, and saves graded in watch mode, against plain pytest
-    python bench/bench.py failing [--before KIT] [--only WORD...]  # reference, stub and two mistakes of each
+    python bench/bench.py failing [--before KIT | --handout DIR] [--only WORD...]  # stubs and mistakes
     python bench/bench.py check [--before KIT [--after KIT]]  # grade check of each exercise
     python bench/bench.py warm-failing  # failing saves in watch mode, against cold grades and plain pytest
     python bench/bench.py report     # the class report of 300 students x 9 exercises
@@ -314,20 +314,29 @@ def failing_variants(kit: Kit, exercise, scratch: Path) -> list[tuple[str, Path]
 
 
 def bench_failing(rows: list[tuple[str, str, str]], before: Path | None = None,
-                  only: list[str] | None = None) -> None:
+                  only: list[str] | None = None, handout: Path | None = None) -> None:
     """Each exercise's reference, stub and two known mistakes graded, against plain pytest on the same code:
     the time to the score and table, and to the whole output; with `before` (a checkout with its own .venv),
-    that kit's grades too, in the same alternating runs. `only` keeps the rows whose names hold one of its words."""
+    that kit's grades too, in the same alternating runs. `only` keeps the rows whose names hold one of its words.
+    With `handout` (a student handout, `grade export`, with its own .venv), the stub and the public mistake
+    are graded there instead, as a student grades them: public checks only, the diagnosis from digests."""
     kit = Kit(ROOT)
     kits = [("after" if before else "grade", sys.executable, ROOT)]
     if before is not None:
         kits.insert(0, ("before", str(before / ".venv" / "bin" / "python"), before))
+    if handout is not None:
+        kits = [("handout", str(handout / ".venv" / "bin" / "python"), handout)]
     with tempfile.TemporaryDirectory(prefix="minimax-kit-failing-") as scratch:
         for exercise in kit.exercises():
+            # Plain pytest runs the checks the grade runs: the handout's are the public ones.
+            plain_kit = Kit(handout) if handout is not None else kit
+            plain_exercise = plain_kit.resolve(exercise.id)
             for variant, folder in failing_variants(kit, exercise, Path(scratch)):
                 name = f"grade {exercise.id}: {variant}"
                 if only and not any(word in name for word in only):
                     continue
+                if handout is not None and variant.split()[0] not in ("stub", "public"):
+                    continue  # the reference and a hidden-only mistake pass every public check
                 for _, python, root in kits:  # a first grade each, untimed, writes the bytecode caches
                     submission_grade_time(python, root, exercise.id, folder)
                 runs: list[list[tuple[float, float]]] = [[] for _ in kits]
@@ -337,7 +346,7 @@ def bench_failing(rows: list[tuple[str, str, str]], before: Path | None = None,
                     for index in order:
                         runs[index].append(submission_grade_times(kits[index][1], kits[index][2], exercise.id,
                                                                   folder))
-                    plain.append(naive_time(kit, exercise, folder))
+                    plain.append(naive_time(plain_kit, plain_exercise, folder))
                 naive = statistics.median(plain)
                 figures = []
                 for (label, _, _), times in zip(kits, runs):
@@ -723,13 +732,15 @@ def main() -> None:
     parser.add_argument("--after", type=Path, help="check: the checkout to pair with --before, with its own .venv "
                                                     "(default: this one, with this Python)")
     parser.add_argument("--only", nargs="+", help="failing: only the rows whose names hold one of these words")
+    parser.add_argument("--handout", type=Path, help="failing: a student handout (grade export) with its own "
+                                                      ".venv, whose stubs and public mistakes are graded instead")
     args = parser.parse_args()
     rows: list[tuple[str, str, str]] = []
     for name in args.parts or [part for part in PARTS if part not in ("users", "failing", "check", "warm-failing")]:
         if name == "users":
             bench_users(rows, args.user, args.user_kit)
         elif name == "failing":
-            bench_failing(rows, args.before, args.only)
+            bench_failing(rows, args.before, args.only, args.handout)
         elif name == "check":
             bench_check(rows, args.before, args.after)
         else:
