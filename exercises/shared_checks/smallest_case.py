@@ -59,6 +59,25 @@ def smallest_wrong(student, asks, functions: str, draw) -> str | None:
     return "\n".join([words, "", draw(case, function, args)])
 
 
+def pictures_first(feedback, smallest) -> list:
+    """A failed public check's explanation: the pictures of its own trees that the student's code got
+    wrong, then `smallest()`, the smallest tree of the table it gets wrong.
+
+    The check adds each picture to the returned list as a function (`pictures.append(lambda:
+    fraction_picture(student, tree))`) where it finds the wrong answer. They are drawn only once
+    the last check has ended (feedback.on_failure): a traced picture runs the student's code in a
+    throwaway worker, which would keep the table of checks waiting. The message reads as if each
+    picture had been added at once (feedback.add): the pictures, then the smallest tree.
+    """
+    pictures: list = []
+
+    def explain():
+        return "\n\n".join(text for text in (*(draw() for draw in pictures), smallest()) if text) or None
+
+    feedback.on_failure(explain)
+    return pictures
+
+
 def equal(value, expected) -> bool:
     """The public checks' own test: ==, but a bool is no number."""
     return value == expected and (type(value) is bool) == (type(expected) is bool)

@@ -251,3 +251,24 @@ def test_every_small_tree_draws_within_80_columns(exercise):
         tree = case["tree"]
         facts = SHARED.facts_from_table({(repr(tree), True): SHARED.Searched(*case["search"][True])}, tree, True)
         assert all(len(line) <= SHARED.WIDTH for line in SHARED.render(facts, None, []).splitlines())
+
+
+def test_a_checks_own_pictures_are_drawn_only_when_it_is_explained_and_come_before_the_smallest_tree():
+    explanations = []
+    drawn = []
+
+    class Feedback:
+        def on_failure(self, explain):
+            explanations.append(explain)
+
+    def picture(name):
+        drawn.append(name)
+        return f"picture of {name}"
+
+    pictures = SMALLEST.pictures_first(Feedback(), lambda: "the smallest tree")
+    pictures.append(lambda: picture("the worked example"))
+    pictures.append(lambda: None)  # a picture with nothing to say is left out, as feedback.add's was not made
+    assert drawn == []  # nothing drawn while the check runs: the table of checks comes first
+    [explain] = explanations
+    assert explain() == "picture of the worked example\n\nthe smallest tree"
+    assert SMALLEST.pictures_first(Feedback(), lambda: None) == [] and explanations[-1]() is None

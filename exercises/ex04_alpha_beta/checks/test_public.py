@@ -5,6 +5,7 @@ function gets wrong (tree_picture.py).
 """
 
 import pytest
+from smallest_case import pictures_first
 from tree_picture import counts_picture, smallest_wrong_picture, values_picture
 
 WORKED_TREE = [[3, 5, 2], [9, 1, 0], [7, 4, 8]]
@@ -28,11 +29,11 @@ def report(value, visited, pruned, total):
 )
 def test_worked_example(student, feedback):
     """worked example [[3,5,2],[9,1,0],[7,4,8]], and in a mirror"""
-    feedback.on_failure(lambda: smallest_wrong_picture(student, "best_counter_bid"))
+    pictures = pictures_first(feedback, lambda: smallest_wrong_picture(student, "best_counter_bid"))
     tree = [[3, 5, 2], [9, 1, 0], [7, 4, 8]]
     got = student.best_counter_bid(tree)
     if got != report(4, 8, 1, 9):
-        feedback.add(counts_picture(student, tree))
+        pictures.append(lambda: counts_picture(student, tree))
     assert got == report(4, 8, 1, 9)
     assert student.best_counter_bid(mirror(tree)) == report(4, 5, 4, 9)
 
@@ -43,11 +44,11 @@ def test_worked_example(student, feedback):
 )
 def test_worked_example_reordered(student, feedback):
     """the strongest branch first: [[7,4,8],[9,1,0],[3,5,2]], and in a mirror"""
-    feedback.on_failure(lambda: smallest_wrong_picture(student, "best_counter_bid"))
+    pictures = pictures_first(feedback, lambda: smallest_wrong_picture(student, "best_counter_bid"))
     tree = [[7, 4, 8], [9, 1, 0], [3, 5, 2]]
     got = student.best_counter_bid(tree)
     if got != report(4, 6, 3, 9):
-        feedback.add(counts_picture(student, tree))
+        pictures.append(lambda: counts_picture(student, tree))
     assert got == report(4, 6, 3, 9)
     assert student.best_counter_bid(mirror(tree)) == report(4, 7, 2, 9)
 
@@ -58,11 +59,11 @@ def test_worked_example_reordered(student, feedback):
 )
 def test_equal_values_cut_off(student, feedback):
     """a tie is enough for a cutoff: [[3,5],[3,1]], and in a mirror"""
-    feedback.on_failure(lambda: smallest_wrong_picture(student, "best_counter_bid"))
+    pictures = pictures_first(feedback, lambda: smallest_wrong_picture(student, "best_counter_bid"))
     tree = [[3, 5], [3, 1]]
     got = student.best_counter_bid(tree)
     if got != report(3, 3, 1, 4):
-        feedback.add(counts_picture(student, tree))
+        pictures.append(lambda: counts_picture(student, tree))
     assert got == report(3, 3, 1, 4)
     assert student.best_counter_bid(mirror(tree)) == report(3, 4, 0, 4)
 
@@ -73,14 +74,14 @@ def test_equal_values_cut_off(student, feedback):
 )
 def test_minimax_with_pruning_value(student, feedback):
     """minimax_with_pruning on the worked example, either player at the root"""
-    feedback.on_failure(lambda: smallest_wrong_picture(student, "minimax_with_pruning"))
+    pictures = pictures_first(feedback, lambda: smallest_wrong_picture(student, "minimax_with_pruning"))
     got = student.minimax_with_pruning(WORKED_TREE, True)
     if got != 4:
-        feedback.add(values_picture(WORKED_TREE, maximizing=True))
+        pictures.append(lambda: values_picture(WORKED_TREE, maximizing=True))
     assert got == 4
     got = student.minimax_with_pruning(WORKED_TREE, False)
     if got != 5:
-        feedback.add(values_picture(WORKED_TREE, maximizing=False))
+        pictures.append(lambda: values_picture(WORKED_TREE, maximizing=False))
     assert got == 5
 
 

@@ -5,6 +5,7 @@ wrong (tree_picture.py).
 """
 
 import pytest
+from smallest_case import pictures_first
 from tree_picture import fraction_picture, order_picture, smallest_wrong_picture
 
 WORKED_TREE = [[3, 5, 2], [9, 1, 0], [7, 4, 8]]
@@ -23,10 +24,10 @@ def mirror(tree):
 )
 def test_fixed_pruned_fraction(student, feedback):
     """fix pruned_fraction: the worked example skips 1 leaf of 9"""
-    feedback.on_failure(lambda: smallest_wrong_picture(student, "pruned_fraction"))
+    pictures = pictures_first(feedback, lambda: smallest_wrong_picture(student, "pruned_fraction"))
     got = student.pruned_fraction(WORKED_TREE)
     if got != pytest.approx(1 / 9):
-        feedback.add(fraction_picture(student, WORKED_TREE))
+        pictures.append(lambda: fraction_picture(student, WORKED_TREE))
     assert got == pytest.approx(1 / 9)
     assert student.pruned_fraction(mirror(WORKED_TREE)) == pytest.approx(4 / 9)
 
@@ -38,11 +39,11 @@ def test_fixed_pruned_fraction(student, feedback):
 )
 def test_strongest_branch_first(student, feedback):
     """pruned_fraction with the strongest branch first: 3 leaves of 9 (2 in a mirror)"""
-    feedback.on_failure(lambda: smallest_wrong_picture(student, "pruned_fraction"))
+    pictures = pictures_first(feedback, lambda: smallest_wrong_picture(student, "pruned_fraction"))
     tree = [[7, 4, 8], [9, 1, 0], [3, 5, 2]]
     got = student.pruned_fraction(tree)
     if got != pytest.approx(3 / 9):
-        feedback.add(fraction_picture(student, tree))
+        pictures.append(lambda: fraction_picture(student, tree))
     assert got == pytest.approx(3 / 9)
     assert student.pruned_fraction(mirror(tree)) == pytest.approx(2 / 9)
 
@@ -54,14 +55,14 @@ def test_strongest_branch_first(student, feedback):
 )
 def test_order_worked_example(student, feedback):
     """order_best_first on the worked example, then pruned_fraction on the result"""
-    feedback.on_failure(lambda: smallest_wrong_picture(student, "order_best_first", "pruned_fraction"))
+    pictures = pictures_first(feedback, lambda: smallest_wrong_picture(student, "order_best_first", "pruned_fraction"))
     ordered = student.order_best_first(WORKED_TREE)
     if ordered != [[4, 7, 8], [2, 3, 5], [0, 1, 9]]:
-        feedback.add(order_picture(WORKED_TREE))
+        pictures.append(lambda: order_picture(WORKED_TREE))
     assert ordered == [[4, 7, 8], [2, 3, 5], [0, 1, 9]]
     got = student.pruned_fraction(ordered)
     if got != pytest.approx(4 / 9):
-        feedback.add(fraction_picture(student, ordered))
+        pictures.append(lambda: fraction_picture(student, ordered))
     assert got == pytest.approx(4 / 9)
 
 
@@ -72,19 +73,19 @@ def test_order_worked_example(student, feedback):
 )
 def test_order_uneven_tree(student, feedback):
     """order_best_first on a tree with leaves at uneven depths"""
-    feedback.on_failure(lambda: smallest_wrong_picture(student, "order_best_first", "pruned_fraction"))
+    pictures = pictures_first(feedback, lambda: smallest_wrong_picture(student, "order_best_first", "pruned_fraction"))
     tree = [3, [5, [1, 8]], [[2, 9], 0]]
     ordered = student.order_best_first(tree)
     if ordered != [[5, [8, 1]], 3, [0, [9, 2]]]:
-        feedback.add(order_picture(tree))
+        pictures.append(lambda: order_picture(tree))
     assert ordered == [[5, [8, 1]], 3, [0, [9, 2]]]
     got = student.pruned_fraction(tree)
     if got != 0.0:
-        feedback.add(fraction_picture(student, tree))
+        pictures.append(lambda: fraction_picture(student, tree))
     assert got == 0.0
     got = student.pruned_fraction(ordered)
     if got != pytest.approx(3 / 7):
-        feedback.add(fraction_picture(student, ordered))
+        pictures.append(lambda: fraction_picture(student, ordered))
     assert got == pytest.approx(3 / 7)
 
 
