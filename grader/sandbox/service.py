@@ -49,9 +49,21 @@ class WorkerStartedAhead:
     to die with the thread that started it (PR_SET_PDEATHSIG follows the thread, not the process).
     """
 
-    def __init__(self, starter: ThreadPoolExecutor, spawn: Callable[[], SandboxWorker]):
-        self._future: Future[SandboxWorker] | None = starter.submit(spawn)
+    def __init__(self, future: Future[SandboxWorker]):
+        self._future: Future[SandboxWorker] | None = future
         self.error: BaseException | None = None
+
+    @classmethod
+    def on(cls, starter: ThreadPoolExecutor, spawn: Callable[[], SandboxWorker]) -> WorkerStartedAhead:
+        """A worker started on `starter`, the sandbox's own thread."""
+        return cls(starter.submit(spawn))
+
+    @classmethod
+    def now(cls, spawn: Callable[[], SandboxWorker]) -> WorkerStartedAhead:
+        """A worker started here, before this returns (a fault in its start is raised here)."""
+        future: Future[SandboxWorker] = Future()
+        future.set_result(spawn())
+        return cls(future)
 
     def take(self) -> SandboxWorker | None:
         """The started worker, now the caller's; None if it could not be started (`error` says why:
@@ -287,10 +299,14 @@ class Sandbox:
         spare = self._throwaway_spare.take() if self._throwaway_spare is not None else None
         probe._spare = spare or self._spawn()
         self._throwaway_spare = None
-        if self.import_error is None:
+        if self.import_error is None and not probe.drop_privileges:
+            # Without a uid of its own, a closing worker kills this process's other children but the
+            # live ones, and a worker still being started on a thread is not one of them yet.
+            self._throwaway_spare = WorkerStartedAhead.now(self._spawn)
+        elif self.import_error is None:
             if self._starter is None:
                 self._starter = ThreadPoolExecutor(max_workers=1, thread_name_prefix="worker starter")
-            self._throwaway_spare = WorkerStartedAhead(self._starter, self._spawn)
+            self._throwaway_spare = WorkerStartedAhead.on(self._starter, self._spawn)
         try:
             yield probe
         finally:

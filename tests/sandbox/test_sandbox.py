@@ -861,6 +861,6 @@ def test_a_worker_that_could_not_be_started_ahead_leaves_the_start_to_its_taker(
         raise SandboxError("no uid is free")
 
     with ThreadPoolExecutor(max_workers=1) as starter:
-        ahead = WorkerStartedAhead(starter, refused)
+        ahead = WorkerStartedAhead.on(starter, refused)
         assert ahead.take() is None and isinstance(ahead.error, SandboxError)
         ahead.close()  # nothing to close
