@@ -87,10 +87,14 @@ class RunSettings:
     # Whether a failed check's feedback.on_failure explanations run (grade check, which only needs to
     # know what loses points, leaves them out).
     explain: bool = True
+    # The test functions whose checks run, with the checks they wait on; empty: every check. Grade
+    # check's proof runs only the checks a known mistake's verdict can rest on.
+    only: frozenset[str] = frozenset()
 
     def write(self, path: Path) -> None:
         """Write the settings for the plugin."""
         data = asdict(self)
+        data["only"] = sorted(self.only)
         data["source_map"] = self.source_map.as_data() if self.source_map else None
         write_text_atomically(path, json.dumps(data))
 
@@ -99,7 +103,7 @@ class RunSettings:
         """The settings the runner wrote."""
         data = json.loads(path.read_text(encoding="utf-8"))
         return cls(**{**data, "functions": tuple(data["functions"]), "stop_at": StopAt(data["stop_at"]),
-                      "record_calls": CallRecording(data["record_calls"]),
+                      "record_calls": CallRecording(data["record_calls"]), "only": frozenset(data["only"]),
                       "source_map": SourceMap.from_data(data["source_map"]) if data["source_map"] else None})
 
 

@@ -337,3 +337,63 @@ def test_a_wrong_program_must_say_what_it_gets_wrong(toy_kit, doc):
         known_mistakes(exercise, toy_kit.root)
     assert str(caught.value) == (f"{path}: a wrong/ program needs a docstring whose first line says what it "
                                  "gets wrong")
+
+
+# The seed reaches only test_add_random, which takes `rng`: under seed 2 it draws 736740 for a, and
+# under seed 1 two negative numbers, so an add that is wrong only above 100 is caught under seed 2 alone.
+WRONG_ABOVE_A_HUNDRED = '{find = "return a + b", replace = "return a + b + (a > 100)"}'
+PAIR_OF_THREE = '{find = "return (x, x)", replace = "return (x, x, x)"}'
+
+
+def _mutant(name: str, *edits: str, extra: str = "") -> str:
+    return (f'format_version = 1\n\n[[mutant]]\nname = "{name}"\nwhy = "a known mistake"\n{extra}'
+            f'edits = [{", ".join(edits)}]\n')
+
+
+def test_the_first_seeds_verdict_stands_where_no_check_it_rests_on_draws_from_the_seed(toy_kit):
+    """Both mutants and the wrong/ solution are caught by checks without `rng`, so seed 2 grades none of them."""
+    _write(toy_kit, GOOD)
+    result = run_grade("check", "ex01", "--seeds", "1,2", cwd=toy_kit.root)
+    assert result.returncode == 0, result.stdout
+    assert ("the first seed's verdict stood for 3 later-seed grades: no check it rests on draws from the seed"
+            in " ".join(result.stdout.split()))
+
+
+def test_a_mistake_caught_by_a_seeded_check_is_graded_whole_under_every_later_seed(toy_kit):
+    _write(toy_kit, _mutant("wrong_above_a_hundred", WRONG_ABOVE_A_HUNDRED))
+    result = run_grade("check", "ex01", "--seeds", "2,1", cwd=toy_kit.root)
+    text = " ".join(result.stdout.split())
+    assert result.returncode == 1, result.stdout
+    assert "ex01 mutant 'wrong_above_a_hundred' (seed 1) got full marks: a check is missing" in text
+    assert "(seed 2)" not in text and "stood for" not in text
+
+
+def test_a_later_seed_adds_its_seeded_checks_to_the_first_seeds_for_a_max_cost(toy_kit):
+    """Under seed 1 the mutant costs test_pair_is_a_tuple's point; under seed 2 test_add_random's too.
+    Seed 2 runs test_add_random alone and carries test_pair_is_a_tuple's outcome over from seed 1."""
+    _write(toy_kit, _mutant("pair_of_three_and_wrong_above_a_hundred", PAIR_OF_THREE, WRONG_ABOVE_A_HUNDRED,
+                            extra="max_cost = 1\n"))
+    result = run_grade("check", "ex01", "--seeds", "1,2", cwd=toy_kit.root)
+    text = " ".join(result.stdout.split())
+    assert result.returncode == 1, result.stdout
+    assert ("ex01 mutant 'pair_of_three_and_wrong_above_a_hundred' (seed 2) costs 2 points, over its max_cost of 1: "
+            "test_pair_is_a_tuple 1, test_add_random 1") in text
+    assert "(seed 1)" not in text
+
+
+def test_a_grade_of_some_checks_runs_them_and_what_they_wait_on_and_leaves_the_rest_unrun(toy_kit, tmp_path):
+    from grader.grading import grade
+    from grader.submission import Submission
+
+    exercise = toy_kit.resolve("ex01")
+    public = exercise.checks_dir / "test_public.py"
+    public.write_text(public.read_text().replace("def test_pair_is_a_tuple(student):",
+                                                 "@pytest.mark.requires('test_add_small_numbers')\n"
+                                                 "def test_pair_is_a_tuple(student):"))
+    reference = exercise.solution_dir(toy_kit.root) / exercise.module
+    report = grade(toy_kit, exercise, Submission(reference, reference.name), seed=1,
+                   only=frozenset({"test_pair_is_a_tuple", "test_add_random"}))
+    ran = {test["id"].split("::")[1] for test in report["tests"] if test["outcome"] == "passed"}
+    assert ran == {"test_add_small_numbers", "test_pair_is_a_tuple", "test_add_random[1]", "test_add_random[2]"}
+    unrun = [test for test in report["tests"] if test["outcome"] != "passed"]
+    assert unrun and all(test["failure"]["kind"] == "error" and test["score"] == 0 for test in unrun)

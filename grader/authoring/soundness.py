@@ -218,6 +218,76 @@ def _stop_at(kind: str, mutant: Mutant | None) -> StopAt:
     return StopAt.NEVER
 
 
+def first_seed_checks(mutant: Mutant | None) -> frozenset[str]:
+    """The test functions a known mistake's grade runs (empty: every one): a mutant whose verdict rests
+    on its caught_by checks alone, with no max_cost to add up, runs just those."""
+    if mutant is not None and mutant.caught_by and mutant.max_cost is None:
+        return frozenset(mutant.caught_by)
+    return frozenset()
+
+
+def later_seed_checks(kind: str, mutant: Mutant | None, first: dict | None,
+                      dependent: frozenset[str]) -> frozenset[str] | None:
+    """The test functions a known mistake's grade under a later seed must run, given its grade under
+    the first: None when the first seed's verdict stands for every seed, empty for every check.
+
+    The seed reaches only the checks that take `rng` (`dependent`): any other check asks the same
+    calls under every seed, so its outcome under the first seed is its outcome under all. A later
+    seed runs only what the seed can change, and the rest is carried over (carried_over()).
+    """
+    if not dependent:
+        return None
+    if first is None or run_failed(first):  # nothing to carry over: grade it whole
+        return frozenset()
+    stop_at = _stop_at(kind, mutant)
+    if stop_at is not StopAt.NEVER:
+        # Caught on an answer by a check the seed cannot change: every seed catches it there. Otherwise
+        # the grade runs whole, since a check the first grade stopped before may be the one that catches it.
+        caught_for_good = any(_caught(test) and _function(test) not in dependent for test in _lost_tests(first))
+        return None if caught_for_good else frozenset()
+    rests_on = first_seed_checks(mutant)
+    if rests_on:  # its verdict is its caught_by checks' outcomes
+        return (rests_on & dependent) or None
+    return dependent  # a max_cost adds up every check
+
+
+def carried_over(first: dict, later: dict, ran: frozenset[str]) -> dict:
+    """A later seed's grade of the checks in `ran`, with every other check's outcome carried over
+    from the first seed's grade, marked `carried_over`; score and status are the sum of both."""
+    tests = []
+    for before, now in zip(first["tests"], later["tests"], strict=True):
+        if before["id"] != now["id"]:
+            raise ValueError(f"the two grades list different checks: {before['id']} and {now['id']}")
+        tests.append(now if _function(now) in ran else {**before, "carried_over": True})
+    score = sum(test["score"] for test in tests)
+    status = later["status"] if run_failed(later) else Status.PASS if score >= later["max_score"] else Status.FAIL
+    return {**later, "tests": tests, "score": score, "status": status}
+
+
+def _lost_tests(report: dict) -> list[dict]:
+    return [test for test in report["tests"] if test["score"] < test["max_score"]]
+
+
+class _FirstSeedGrades:
+    """Each known mistake's grade under the first seed, which its later seeds' jobs wait for."""
+
+    def __init__(self) -> None:
+        self._graded = threading.Condition()
+        self._reports: dict[Path, dict | None] = {}
+
+    def put(self, path: Path, report: dict | None) -> None:
+        """The first seed's grade of this mistake; None if it raised (the later seeds then grade whole)."""
+        with self._graded:
+            self._reports[path] = report
+            self._graded.notify_all()
+
+    def get(self, path: Path) -> dict | None:
+        """Wait for the first seed's grade of this mistake."""
+        with self._graded:
+            self._graded.wait_for(lambda: path in self._reports)
+            return self._reports[path]
+
+
 def check_exercise(kit: Kit, exercise: Exercise, seeds=DEFAULT_SEEDS, jobs: int | None = None,
                    launcher: Launcher | None = None) -> ExerciseCheck:
     """Grade the exercise's reference, alts, wrongs (under every seed) and stub, and say what is wrong;
@@ -252,8 +322,10 @@ def check_exercise(kit: Kit, exercise: Exercise, seeds=DEFAULT_SEEDS, jobs: int 
         # A mistake of time alone (a `deadline` reason) runs its checks to their limits, the longest grades
         # by far: they start first, so that none is left running alone at the end while a CPU sits idle.
         slow = [path for path in mutants if mutants[path].deadline]
+        mistakes = [*slow, *sorted(solutions.glob("wrong/*.py")), *(path for path in mutants if path not in slow)]
+        first_seed, later_seeds = seeds[0], seeds[1:]
         runs = [("reference", reference, None)]
-        runs += [("mutant", path, seed) for path in slow for seed in seeds]
+        runs += [("mutant", path, first_seed) for path in slow]
         runs += [("alt", path, None) for path in sorted(solutions.glob("alt/*.py"))]
         runs += [("stub", exercise.stub_path, None)]
         # Telling the known mistakes apart takes one CPU for a while, on the reference's calls: it runs
@@ -261,11 +333,14 @@ def check_exercise(kit: Kit, exercise: Exercise, seeds=DEFAULT_SEEDS, jobs: int 
         if library is not None:
             runs.append(("alike", None, None))
         runs += [("nothing", module.path, None) for module in nothing]
-        runs += [("wrong", path, seed) for path in sorted(solutions.glob("wrong/*.py")) for seed in seeds]
-        runs += [("mutant", path, seed) for path in mutants if path not in slow for seed in seeds]
+        runs += [(_mistake_kind(path, mutants), path, first_seed) for path in mistakes if path not in slow]
+        # Last, so that each one's first-seed grade, which it waits for, has long begun.
+        runs += [(_mistake_kind(path, mutants), path, seed) for path in mistakes for seed in later_seeds]
 
         calls = {}
         reference_graded = threading.Event()
+        dependent = frozenset(seed_dependent_checks(exercise))
+        first_grades = _FirstSeedGrades()
 
         def run(job):
             kind, path, seed = job
@@ -280,18 +355,37 @@ def check_exercise(kit: Kit, exercise: Exercise, seeds=DEFAULT_SEEDS, jobs: int 
                 reference_graded.wait()  # the first job: it has begun before this one
                 timed = {mutant.name for mutant in mutants.values() if mutant.deadline}
                 return job, _alike_problems(kit, exercise, library, calls.get("reference") or {}, timed)
-            stop_at = _stop_at(kind, mutants.get(path))
-            # Only a known mistake's diagnosis is read (each must be diagnosed as itself), so only
-            # those get the proof's whole limit. Code that computes nothing fails every check, and a
-            # diagnosis of all its calls under that limit took 20 s a module; it gets a student's share.
-            limit = DIAGNOSIS_PROOF_LIMIT_S if kind in ("mutant", "wrong") else None
-            return job, grade(kit, exercise, Submission(path, path.name), seed=seed, stop_at=stop_at,
-                              diagnosis_limit_s=limit, explain=False, launcher=launcher,
-                              diagnosis_target=_mistake_name(kind, path, mutants))
+            mutant = mutants.get(path)
+
+            def graded(only: frozenset[str] = frozenset()) -> dict:
+                # Only a known mistake's diagnosis is read (each must be diagnosed as itself), so only
+                # those get the proof's whole limit. Code that computes nothing fails every check, and a
+                # diagnosis of all its calls under that limit took 20 s a module; it gets a student's share.
+                limit = DIAGNOSIS_PROOF_LIMIT_S if kind in ("mutant", "wrong") else None
+                return grade(kit, exercise, Submission(path, path.name), seed=seed, stop_at=_stop_at(kind, mutant),
+                             diagnosis_limit_s=limit, explain=False, launcher=launcher,
+                             diagnosis_target=_mistake_name(kind, path, mutants), only=only)
+
+            if kind not in ("mutant", "wrong"):
+                return job, graded()
+            if seed == first_seed:
+                report = None
+                try:
+                    report = graded(first_seed_checks(mutant))
+                finally:
+                    first_grades.put(path, report)
+                return job, report
+            first = first_grades.get(path)
+            only = later_seed_checks(kind, mutant, first, dependent)
+            if only is None:  # the first seed's verdict stands for this one
+                return job, None
+            return job, carried_over(first, graded(only), only) if only else graded()
 
         graded = in_parallel(run, runs, jobs)
         result.problems.extend(problem for (kind, _, _), problems in graded if kind == "alike" for problem in problems)
-        outcomes = regraded_alone([outcome for outcome in graded if outcome[0][0] != "alike"], run,
+        standing = sum(report is None for _, report in graded)
+        outcomes = regraded_alone([outcome for outcome in graded if outcome[0][0] != "alike" and outcome[1] is not None],
+                                  run,
                                   lambda job, report: rests_on_the_machine(job[0], mutants.get(job[1]), job[2], report))
     nothing_at_zero = sum(kind == "nothing" and report["score"] == 0 for (kind, _, _), report in outcomes)
     for (kind, path, seed), report in outcomes:
@@ -306,7 +400,8 @@ def check_exercise(kit: Kit, exercise: Exercise, seeds=DEFAULT_SEEDS, jobs: int 
             diagnosed = [entry["mistake"] for entry in report["diagnosis"]]
             # Only a check that failed on an answer can be diagnosed by answers: one that only timed
             # out (a busy machine's deadline comes first) shows nothing a replay could match.
-            answered = any(map(_caught, (test for test in report["tests"] if test["score"] < test["max_score"])))
+            # Its own: a check carried over from the first seed was diagnosed in that grade.
+            answered = any(_caught(test) for test in _lost_tests(report) if not test.get("carried_over"))
             if answered and name not in diagnosed:
                 instead = f"as {', '.join(diagnosed)} instead" if diagnosed else "as no known mistake"
                 result.problems.append(f"{exercise.id} {kind} {name!r} (seed {seed}) is diagnosed {instead}: "
@@ -333,7 +428,15 @@ def check_exercise(kit: Kit, exercise: Exercise, seeds=DEFAULT_SEEDS, jobs: int 
     mistakes = f"{wrongs} wrong" + (f" and {len(mutants)} mutants" if mutants else "")
     result.facts.append(f"{len(list(solutions.glob('alt/*.py')))} alt, {mistakes} x {len(seeds)} seeds, "
                         f"do-nothing {nothing_at_zero}/{len(nothing)} at 0")
+    if standing:
+        result.facts.append(f"the first seed's verdict stood for {standing} later-seed grades: no check it rests "
+                            "on draws from the seed")
     return result
+
+
+def _mistake_kind(path: Path, mutants: dict[Path, Mutant]) -> str:
+    """A known mistake's kind in grade check's jobs: a mutant of the reference, or a wrong/ solution."""
+    return "mutant" if path in mutants else "wrong"
 
 
 def _mistake_name(kind: str, path: Path, mutants: dict[Path, Mutant]) -> str | None:

@@ -234,6 +234,8 @@ class GradingSession:
             return
         if self.wait_fd is not None:
             self._wait_for_submission()
+        if self.settings.only:
+            self._leave_unrun_all_but(self.settings.only, session)
         if self.settings.submission_error:
             self.facts = replace(self.facts, import_error=self.settings.submission_error)
         else:
@@ -250,6 +252,15 @@ class GradingSession:
             self.facts = replace(self.facts, import_output=sandbox.import_output, environment=sandbox.environment(),
                                  uids_used=tuple(sorted(sandbox.uids_used)))
         self.facts.write(self.files.sandbox)
+
+    def _leave_unrun_all_but(self, functions: frozenset[str], session: pytest.Session) -> None:
+        """Run only the checks of these test functions and the checks they wait on (grade check's proof).
+
+        The rest stay in the list written at collection, so they score 0 as checks that never ran.
+        """
+        kept = {item.nodeid for item in session.items if item.originalname in functions}
+        kept |= {waited for nodeid in kept for waited in self.checks[nodeid].requires}
+        session.items[:] = [item for item in session.items if item.nodeid in kept]
 
     def sandbox(self) -> Sandbox:
         """The run's sandbox, opened on first use."""
