@@ -87,6 +87,9 @@ class RunSettings:
     # Whether a failed check's feedback.on_failure explanations run (grade check, which only needs to
     # know what loses points, leaves them out).
     explain: bool = True
+    # Whether a failed grade looks for the known mistakes it matches (grade check reads only a known
+    # mistake's diagnosis, so the code it grades for its score alone is not diagnosed).
+    diagnose: bool = True
     # The test functions whose checks run, with the checks they wait on; empty: every check. Grade
     # check's proof runs only the checks a known mistake's verdict can rest on.
     only: frozenset[str] = frozenset()

@@ -358,13 +358,14 @@ def check_exercise(kit: Kit, exercise: Exercise, seeds=DEFAULT_SEEDS, jobs: int 
             mutant = mutants.get(path)
 
             def graded(only: frozenset[str] = frozenset()) -> dict:
-                # Only a known mistake's diagnosis is read (each must be diagnosed as itself), so only
-                # those get the proof's whole limit. Code that computes nothing fails every check, and a
-                # diagnosis of all its calls under that limit took 20 s a module; it gets a student's share.
-                limit = DIAGNOSIS_PROOF_LIMIT_S if kind in ("mutant", "wrong") else None
+                # Only a known mistake's diagnosis is read (each must be diagnosed as itself), under the
+                # proof's whole limit. The rest (the stub, the alts, code that computes nothing) are graded
+                # for their score alone: a diagnosis of theirs would only take a CPU from the other jobs.
+                mistake = kind in ("mutant", "wrong")
                 return grade(kit, exercise, Submission(path, path.name), seed=seed, stop_at=_stop_at(kind, mutant),
-                             diagnosis_limit_s=limit, explain=False, launcher=launcher,
-                             diagnosis_target=_mistake_name(kind, path, mutants), only=only)
+                             diagnosis_limit_s=DIAGNOSIS_PROOF_LIMIT_S if mistake else None, explain=False,
+                             launcher=launcher, diagnosis_target=_mistake_name(kind, path, mutants), only=only,
+                             diagnose=mistake)
 
             if kind not in ("mutant", "wrong"):
                 return job, graded()

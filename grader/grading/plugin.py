@@ -296,6 +296,8 @@ class GradingSession:
 
     def _diagnose(self, nodeid: str, caught: bool) -> None:
         """Hand a failed check's calls to the diagnosis, which starts with the first of them."""
+        if not self.settings.diagnose:
+            return
         proof = self.settings.diagnosis_limit_s is not None
         if self._diagnosis is None:
             if proof and not caught:

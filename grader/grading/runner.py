@@ -127,7 +127,8 @@ def collect_checks(kit: Kit, exercise: Exercise) -> tuple[Check, ...]:
 def grade(kit: Kit, exercise: Exercise, submission: Submission, seed: int | None = None,
           stop_at: StopAt = StopAt.NEVER, diagnosis_limit_s: float | None = None, explain: bool = True,
           launcher: Launcher | None = None, diagnosis_target: str | None = None,
-          on_table: Callable[[dict], None] | None = None, only: frozenset[str] = frozenset()) -> dict:
+          on_table: Callable[[dict], None] | None = None, only: frozenset[str] = frozenset(),
+          diagnose: bool = True) -> dict:
     """Grade one submission of one exercise and return the native report.
 
     `stop_at` may end the grade early, when only whether the submission loses points matters (the
@@ -138,13 +139,14 @@ def grade(kit: Kit, exercise: Exercise, submission: Submission, seed: int | None
     whether the diagnosis names it.
     `only` names the test functions whose checks run (with the checks they wait on), for grade check's
     proof; the others score 0 as checks that never ran.
+    `diagnose=False` leaves out the diagnosis, for grade check's code graded for its score alone.
     With `launcher` (grading_launcher()), the grading process is forked from it rather than started afresh.
     `on_table` is called with the report as it stands once the last check has ended: its score and
     checks are final, and the failed checks' explanations and the diagnosis are still to come.
     """
     # pytest starts first, and collects while the submission is laid out.
     return _grade(ReadyGrade(kit, exercise, stop_at, launcher), submission, seed, diagnosis_limit_s, CallRecording.NONE,
-                  explain, diagnosis_target, on_table, only)[0]
+                  explain, diagnosis_target, on_table, only, diagnose)[0]
 
 
 def grade_recording_calls(kit: Kit, exercise: Exercise, submission: Submission, recording: CallRecording,
@@ -157,7 +159,7 @@ def grade_recording_calls(kit: Kit, exercise: Exercise, submission: Submission, 
 def _grade(ready: ReadyGrade, submission: Submission, seed: int | None, diagnosis_limit_s: float | None,
            recording: CallRecording, explain: bool = True, diagnosis_target: str | None = None,
            on_table: Callable[[dict], None] | None = None, only: frozenset[str] = frozenset(),
-           ) -> tuple[dict, dict[str, list[RecordedCall]]]:
+           diagnose: bool = True) -> tuple[dict, dict[str, list[RecordedCall]]]:
     """Grade in `ready`, which is then closed: the report, and the calls the run kept."""
     if ready.used:
         raise RuntimeError("a ReadyGrade grades one submission")
@@ -197,7 +199,7 @@ def _grade(ready: ReadyGrade, submission: Submission, seed: int | None, diagnosi
         settings = replace(_run_settings(exercise, seed, source_dir, submission_error,
                                          layout.source_map if layout else None, ready.stop_at),
                            diagnosis_limit_s=diagnosis_limit_s, diagnosis_target=diagnosis_target,
-                           record_calls=recording, explain=explain, only=only)
+                           record_calls=recording, explain=explain, only=only, diagnose=diagnose)
 
         def report_of(checks: tuple[Check, ...], raw: dict | None, fault: str | None, diagnosis: Diagnosis) -> dict:
             return build_report(

@@ -365,6 +365,19 @@ def test_a_grade_forked_by_a_launcher_gives_the_report_a_fresh_grade_gives(repo_
     assert _without_timings(forked[0]) == _without_timings(forked[1]) == _without_timings(fresh)
 
 
+def test_a_grade_asked_for_no_diagnosis_names_no_mistake_and_is_otherwise_the_same(repo_kit, tmp_path,
+                                                                                   validate_report):
+    """grade check grades the code it reads only the score of (the stub, the alts, do-nothing code) undiagnosed."""
+    exercise = repo_kit.resolve("ex04")
+    submission = Submission(mutant_file(repo_kit, "ex04", "strict_greater", tmp_path), exercise.module)
+    diagnosed, undiagnosed = (validate_report(grade(repo_kit, exercise, submission, seed=1, diagnose=diagnose))
+                              for diagnose in (True, False))
+    assert "strict_greater" in [entry["mistake"] for entry in diagnosed["diagnosis"]]
+    assert undiagnosed["diagnosis"] == []
+    assert ({**_without_timings(undiagnosed), "diagnosis": None}
+            == {**_without_timings(diagnosed), "diagnosis": None})
+
+
 def test_a_grade_whose_launcher_has_ended_starts_afresh(toy_kit, validate_report):
     with launching.grading_launcher() as launcher:
         if launcher is None:
